@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import path
+from django.utils.translation import gettext_lazy as _
+
+from portal import views
+
+admin.site.site_header = _("수련 감독 포털")
+admin.site.site_title = _("수련 감독 포털")
+admin.site.index_title = _("관리")
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+]

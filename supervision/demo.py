@@ -1,0 +1,37 @@
+"""Demo users and sessions for `make run` (all synthetic), loaded through the real importer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.db import transaction
+
+from supervision.importing.readers import read_jsonl
+from supervision.importing.service import ImportReport, import_transcripts
+from supervision.roles import Role
+from supervision.services import portal_user_create_or_update
+
+DEMO_DIR = Path(__file__).resolve().parent / "demo"
+DEMO_PASSWORD = "demo-pass-2026"
+# (username, role, supervisor)
+DEMO_USERS = (
+    ("supervisor_kim", Role.SUPERVISOR, None),
+    ("trainee_a", Role.TRAINEE, "supervisor_kim"),
+    ("trainee_b", Role.TRAINEE, "supervisor_kim"),
+    ("staff_lee", Role.STAFF, None),
+)
+
+
+@transaction.atomic
+def load_demo() -> list[ImportReport]:
+    for username, role, supervisor in DEMO_USERS:
+        portal_user_create_or_update(
+            username=username, role=role, password=DEMO_PASSWORD, supervisor_username=supervisor
+        )
+    reports = []
+    for path in sorted(DEMO_DIR.glob("*.jsonl")):
+        report = import_transcripts(rows=read_jsonl(path))
+        if report.errors:
+            raise ValueError(f"demo file {path.name} is invalid: {report.errors[:3]}")
+        reports.append(report)
+    return reports

@@ -1,0 +1,87 @@
+"""Golden annotation lines (CONTRACT §2) out of the database, in session-code then seq order.
+
+Reads are set-based: per batch of sessions, one query each for turns, technique links, client-state
+links and comments. Suggestions that no supervisor has accepted are never exported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+
+from supervision.models import Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
+from supervision.rules import INTENT_DEVIATION_KEYS
+
+SESSION_BATCH = 200
+
+
+def golden_lines(sessions: Iterable[Session]) -> Iterator[dict]:
+    batch: list[Session] = []
+    for session in sessions:
+        batch.append(session)
+        if len(batch) == SESSION_BATCH:
+            yield from _batch_lines(batch)
+            batch = []
+    if batch:
+        yield from _batch_lines(batch)
+
+
+def golden_jsonl(sessions: Iterable[Session]) -> Iterator[str]:
+    for line in golden_lines(sessions):
+        yield json.dumps(line, ensure_ascii=False) + "\n"
+
+
+def export_sessions(codes: list[str] | None = None):
+    sessions = Session.objects.select_related("trainee").order_by("code")
+    if codes:
+        sessions = sessions.filter(code__in=codes)
+    return sessions
+
+
+def _batch_lines(sessions: list[Session]) -> Iterator[dict]:
+    by_id = {s.id: s for s in sessions}
+    turns = Turn.objects.filter(session_id__in=by_id).order_by("session__code", "seq")
+    techniques = _codes(TurnTechnique, by_id)
+    states = _codes(TurnClientState, by_id)
+    comments: dict[int, list[dict]] = defaultdict(list)
+    for turn_id, kind, text, author, deviation in (
+        SupervisorComment.objects.filter(turn__session_id__in=by_id, is_suggestion=False)
+        .order_by("id")
+        .values_list("turn_id", "kind", "text", "author", "intent_deviation")
+    ):
+        comment = {"kind": kind, "text": text, "author": author}
+        comment.update({k: deviation[k] for k in INTENT_DEVIATION_KEYS if (deviation or {}).get(k) is not None})
+        comments[turn_id].append(comment)
+    for turn in turns.values(
+        "id", "session_id", "utterance_id", "speaker", "stage_id", "seq", "text", "nonverbal", "dialog_act"
+    ):
+        session = by_id[turn["session_id"]]
+        line = {
+            "utterance_id": turn["utterance_id"],
+            "speaker": turn["speaker"],
+            "stage": turn["stage_id"],
+            "seq": turn["seq"],
+            "text": turn["text"],
+            "techniques": techniques.get(turn["id"], []),
+            "client_states": states.get(turn["id"], []),
+            "comments": comments.get(turn["id"], []),
+            "nonverbal": turn["nonverbal"] or [],
+            "source": session.source,
+            "session": session.code,
+            "dialog_act": turn["dialog_act"],
+        }
+        if session.trainee_id:
+            line["trainee"] = session.trainee.username
+        if session.held_on:
+            line["held_on"] = session.held_on.isoformat()
+        yield line
+
+
+def _codes(model, session_ids) -> dict[int, list[str]]:
+    codes: dict[int, list[str]] = defaultdict(list)
+    for turn_id, code in (
+        model.objects.filter(turn__session_id__in=session_ids).order_by("id").values_list("turn_id", "label__code")
+    ):
+        codes[turn_id].append(code)
+    return codes

@@ -1,0 +1,262 @@
+"""Raw row (a dict of English field names → cell values) → ``TurnRecord``, or every problem with it.
+
+The same parser serves JSONL lines (lists as JSON arrays, ``comments`` as objects) and spreadsheet
+rows (lists as ``;``/line-break separated cells, ``rationale``/``critique`` text columns).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from supervision import rules
+from supervision.importing.records import CommentRecord, RowError, TurnRecord
+from taxonomy import lookup
+from taxonomy.lookup import LabelIndex
+
+LIST_SEPARATORS = re.compile(r"[;\n\r]+")
+REQUIRED = ("utterance_id", "seq", "speaker", "stage", "text", "source")
+
+
+@dataclass
+class ParsedRow:
+    record: TurnRecord | None
+    errors: list[RowError] = field(default_factory=list)
+    warnings: list[RowError] = field(default_factory=list)
+
+
+class RowParser:
+    def __init__(self, index: LabelIndex) -> None:
+        self.index = index
+        self.max_chars = settings.IMPORT_MAX_CELL_CHARS
+
+    def parse(self, row: int, raw: Mapping[str, object]) -> ParsedRow:
+        out = ParsedRow(None)
+
+        def error(column: str, message: str) -> None:
+            out.errors.append(RowError(row, column, message))
+
+        for column, value in raw.items():
+            if isinstance(value, str) and len(value) > self.max_chars:
+                error(str(column), f"칸의 길이가 {len(value):,}자로, 한도 {self.max_chars:,}자를 넘습니다.")
+        if out.errors:
+            return out
+        for column in REQUIRED:
+            if column not in raw or raw[column] is None or (column != "text" and _blank(raw[column])):
+                error(column, "필수 항목이 비어 있습니다.")
+        if out.errors:
+            return out
+
+        utterance_id = self._string(raw, "utterance_id", error).strip()
+        session = self._string(raw, "session", error).strip() if not _blank(raw.get("session")) else ""
+        speaker_raw = self._string(raw, "speaker", error)
+        speaker = lookup.speaker_code(speaker_raw) if speaker_raw else None
+        if speaker_raw and speaker is None:
+            error("speaker", f"화자 '{speaker_raw}'를 알 수 없습니다(counselor/client, 상담자/내담자, 상/내).")
+        stage_raw = self._string(raw, "stage", error)
+        stage = lookup.stage_code(stage_raw) if stage_raw else None
+        if stage_raw and stage is None:
+            error(
+                "stage",
+                f"단계 '{stage_raw}'를 알 수 없습니다(라포/탐색/개입/정리 또는 rapport/exploration/intervention/closing).",
+            )
+        seq = self._seq(raw.get("seq"), error)
+        text = self._string(raw, "text", error)
+        source = self._string(raw, "source", error).strip()
+
+        parsed_id = rules.parse_utterance_id(utterance_id) if utterance_id else None
+        if not session and parsed_id:
+            session = parsed_id.session
+        if session and (problem := rules.session_code_problem(session)):
+            error("session", problem)
+        if utterance_id and (
+            problem := rules.utterance_id_problem(utterance_id, speaker=speaker, session=session or None)
+        ):
+            error("utterance_id", problem)
+        if source and (problem := rules.source_problem(source)):
+            error("source", problem)
+
+        techniques = self._labels(raw, "techniques", self.index.technique, self.index.closest_techniques, error)
+        client_states = self._labels(
+            raw, "client_states", self.index.client_state, self.index.closest_client_states, error
+        )
+        if speaker:
+            for column, message in rules.attach_problems(speaker, techniques=techniques, client_states=client_states):
+                error(column, message)
+        nonverbal = self._list(raw, "nonverbal", error)
+
+        act = None
+        if not _blank(raw.get("dialog_act")):
+            act_raw = self._string(raw, "dialog_act", error)
+            act = lookup.dialog_act_code(act_raw)
+            if act is None:
+                error(
+                    "dialog_act",
+                    f"대화행위 '{act_raw}'를 알 수 없습니다(16개 대화행위 중 하나, 예: inform, silence, null).",
+                )
+        act, correction = rules.corrected_dialog_act(text, act)
+        if correction:
+            out.warnings.append(RowError(row, "dialog_act", correction))
+        if not text.strip() and not nonverbal and act != "silence":
+            error("text", "발화가 비어 있습니다. 침묵이면 대화행위 silence나 비언어 '(침묵)'을 적어 주세요.")
+
+        comments = self._comments(raw, error)
+        for column, value in (("text", text), ("nonverbal", " ".join(nonverbal))):
+            if problem := rules.personal_identifier_problem(value):
+                error(column, problem)
+        for comment in comments:
+            if problem := rules.personal_identifier_problem(comment.text):
+                error("comments", problem)
+
+        trainee = None
+        if not _blank(raw.get("trainee")):
+            trainee = self._string(raw, "trainee", error).strip()
+        held_on = self._date(raw.get("held_on"), error)
+
+        if out.errors:
+            return out
+        out.record = TurnRecord(
+            row=row,
+            session=session,
+            utterance_id=utterance_id,
+            seq=seq,
+            speaker=speaker,
+            stage=stage,
+            text=text,
+            source=source,
+            techniques=techniques,
+            client_states=client_states,
+            nonverbal=nonverbal,
+            dialog_act=act,
+            comments=comments,
+            trainee=trainee,
+            held_on=held_on,
+        )
+        return out
+
+    @staticmethod
+    def _string(raw: Mapping, column: str, error) -> str:
+        value = raw.get(column)
+        if value is None:
+            return ""
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            error(column, "문자열이어야 합니다.")
+            return ""
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        text = str(value)
+        if "\x00" in text:
+            error(column, "NUL 문자는 쓸 수 없습니다.")
+            return ""
+        return text
+
+    @staticmethod
+    def _seq(value: object, error) -> int:
+        if isinstance(value, bool):
+            error("seq", "순서는 0 이상의 정수여야 합니다.")
+            return -1
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if not isinstance(value, int) or value < 0 or value > 10_000_000:
+            error("seq", f"순서 '{value}'는 0 이상의 정수여야 합니다.")
+            return -1
+        return value
+
+    def _list(self, raw: Mapping, column: str, error) -> list[str]:
+        value = raw.get(column)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            items = LIST_SEPARATORS.split(value)
+        elif isinstance(value, list):
+            if not all(isinstance(item, str) for item in value):
+                error(column, "목록의 항목은 모두 문자열이어야 합니다.")
+                return []
+            items = value
+        else:
+            error(column, "목록이어야 합니다(';' 또는 줄바꿈으로 구분).")
+            return []
+        return [item.strip() for item in items if item.strip()]
+
+    def _labels(self, raw: Mapping, column: str, resolve, suggest, error) -> list[str]:
+        codes: list[str] = []
+        for item in self._list(raw, column, error):
+            code = resolve(item)
+            if code is None:
+                hint = ", ".join(suggest(item))
+                error(column, f"알 수 없는 라벨 '{item}'입니다. 가장 가까운 라벨: {hint}")
+            elif code not in codes:
+                codes.append(code)
+        return codes
+
+    def _comments(self, raw: Mapping, error) -> list[CommentRecord]:
+        comments: list[CommentRecord] = []
+        value = raw.get("comments")
+        if value is not None:
+            if not isinstance(value, list):
+                error("comments", "논평 목록(comments)은 배열이어야 합니다.")
+            else:
+                for position, item in enumerate(value, start=1):
+                    comment = self._comment(position, item, error)
+                    if comment is not None:
+                        comments.append(comment)
+        for kind in ("rationale", "critique"):
+            cell = raw.get(kind)
+            if _blank(cell):
+                continue
+            for line in self._string(raw, kind, error).splitlines():
+                if line.strip():
+                    comments.append(CommentRecord(kind, line.strip(), "supervisor", {}))
+        return comments
+
+    @staticmethod
+    def _comment(position: int, item: object, error) -> CommentRecord | None:
+        where = f"{position}번째 논평"
+        if not isinstance(item, Mapping):
+            error("comments", f"{where}은(는) 객체여야 합니다.")
+            return None
+        problems = []
+        kind = item.get("kind")
+        if problem := rules.comment_kind_problem(kind):
+            problems.append(problem)
+        text = item.get("text")
+        if not isinstance(text, str) or not text.strip():
+            problems.append("text(내용)가 비어 있거나 문자열이 아닙니다.")
+        author = item.get("author", "supervisor")
+        if problem := rules.comment_author_problem(author):
+            problems.append(problem)
+        deviation = {key: item[key] for key in rules.INTENT_DEVIATION_KEYS if item.get(key) not in (None, "")}
+        problems += [message for _, message in rules.intent_deviation_problems(deviation)]
+        unknown = set(item) - {"kind", "text", "author", *rules.INTENT_DEVIATION_KEYS}
+        if unknown:
+            problems.append(f"알 수 없는 항목 {sorted(unknown)}")
+        if problems:
+            error("comments", f"{where}: " + " ".join(problems))
+            return None
+        return CommentRecord(kind, text.strip(), author, deviation)
+
+    @staticmethod
+    def _date(value: object, error) -> datetime.date | None:
+        if _blank(value):
+            return None
+        if isinstance(value, datetime.datetime):
+            return value.date()
+        if isinstance(value, datetime.date):
+            return value
+        if isinstance(value, str):
+            try:
+                return datetime.date.fromisoformat(value.strip())
+            except ValueError:
+                pass
+        error("held_on", f"일자 '{value}'는 YYYY-MM-DD 형식이어야 합니다.")
+        return None
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())

@@ -1,0 +1,60 @@
+"""Readers turn a file into ``(row_number, raw_dict)`` pairs, or raise ``FileRejected``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.conf import settings
+
+
+class FileRejected(Exception):
+    """The file as a whole cannot be read (reported as row 0, column ``file``)."""
+
+
+def check_size(path: Path) -> None:
+    size = path.stat().st_size
+    if size == 0:
+        raise FileRejected("파일이 비어 있습니다.")
+    if size > settings.IMPORT_MAX_BYTES:
+        raise FileRejected(
+            f"파일이 너무 큽니다({size / 1_048_576:.1f} MB). 한도는 {settings.IMPORT_MAX_BYTES / 1_048_576:.0f} MB입니다."
+        )
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
+    """Golden JSONL (CONTRACT §2): one object per line; blank lines are skipped."""
+    check_size(path)
+    rows = 0
+    with path.open("rb") as handle:
+        for number, raw_line in enumerate(handle, start=1):
+            if not raw_line.strip():
+                continue
+            rows += 1
+            if rows > settings.IMPORT_MAX_ROWS:
+                raise FileRejected(f"행이 너무 많습니다. 한도는 {settings.IMPORT_MAX_ROWS:,}행입니다.")
+            try:
+                line = raw_line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                yield number, RowProblem("utterance_id", "UTF-8로 읽을 수 없는 줄입니다.")
+                continue
+            try:
+                value = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                yield number, RowProblem("utterance_id", f"JSON으로 읽을 수 없는 줄입니다({exc.__class__.__name__}).")
+                continue
+            if not isinstance(value, dict):
+                yield number, RowProblem("utterance_id", "줄마다 JSON 객체 하나가 있어야 합니다.")
+                continue
+            yield number, value
+    if rows == 0:
+        raise FileRejected("읽을 발화가 없습니다.")
+
+
+class RowProblem:
+    """A row the reader could not turn into a dict; the parser reports it as an error of that row."""
+
+    def __init__(self, column: str, message: str) -> None:
+        self.column = column
+        self.message = message

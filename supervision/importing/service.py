@@ -1,0 +1,287 @@
+"""``import_transcripts``: validate every row, then write everything in one transaction, or nothing.
+
+The write path is set-based (a handful of queries per file, not per row): existing turns and links
+of the sessions in the file are read once, compared in Python, and the differences are written with
+bulk operations. Re-importing the same file changes nothing and reports ``created: 0``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from supervision.importing.checks import session_errors
+from supervision.importing.parse import RowParser
+from supervision.importing.readers import RowProblem
+from supervision.importing.records import ImportAborted, RowError, TurnRecord
+from supervision.models import Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
+from supervision.roles import Role
+from taxonomy import catalogue
+from taxonomy.lookup import LabelIndex
+
+TURN_FIELDS = ("seq", "speaker", "stage_id", "text", "nonverbal", "dialog_act")
+ProgressCallback = Callable[[str, int, int], None]
+
+
+@dataclass
+class ImportReport:
+    sessions: int = 0
+    turns: int = 0
+    created: int = 0
+    updated: int = 0
+    deleted: int = 0
+    warnings: list[RowError] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> dict:
+        if self.errors:
+            return {"errors": [e.as_dict() for e in self.errors]}
+        return {
+            "sessions": self.sessions,
+            "turns": self.turns,
+            "created": self.created,
+            "updated": self.updated,
+            "warnings": [str(w) for w in self.warnings],
+        }
+
+
+def import_transcripts(
+    *,
+    rows: Iterable[tuple[int, dict | RowProblem]],
+    trainee_username: str | None = None,
+    created_by=None,
+    dry_run: bool = False,
+    progress: ProgressCallback | None = None,
+) -> ImportReport:
+    """Validates ``rows`` (from a reader) and, when every row is valid and not ``dry_run``, writes them.
+
+    ``trainee_username`` (the CLI's ``--trainee``) assigns every session of the file to that trainee.
+    """
+    report = ImportReport(dry_run=dry_run)
+    parser = RowParser(LabelIndex.load())
+    records: list[TurnRecord] = []
+    for count, (row, raw) in enumerate(rows, start=1):
+        if isinstance(raw, RowProblem):
+            report.errors.append(RowError(row, raw.column, raw.message))
+            continue
+        parsed = parser.parse(row, raw)
+        report.errors += parsed.errors
+        report.warnings += parsed.warnings
+        if parsed.record is not None:
+            records.append(parsed.record)
+        if progress and count % 5000 == 0:
+            progress("validate", count, 0)
+    report.errors += session_errors(records)
+
+    trainees = _resolve_trainees(records, trainee_username, report)
+    report.errors.sort(key=lambda e: (e.row, e.column))
+    if report.errors:
+        return report
+
+    report.sessions = len({r.session for r in records})
+    report.turns = len(records)
+    try:
+        with transaction.atomic():
+            _write(records, trainees, trainee_username, created_by, report, progress)
+            if dry_run:
+                raise ImportAborted
+    except ImportAborted:
+        pass
+    return report
+
+
+def _resolve_trainees(records: list[TurnRecord], forced: str | None, report: ImportReport) -> dict[str, object]:
+    User = get_user_model()
+    names = {forced} if forced else {r.trainee for r in records if r.trainee}
+    found = {u.username: u for u in User.objects.filter(username__in=names, groups__name=Role.TRAINEE)}
+    if forced:
+        if forced not in found:
+            report.errors.append(
+                RowError(0, "trainee", f"수련생 '{forced}'를 찾을 수 없습니다(수련생 역할의 사용자여야 함).")
+            )
+        return found
+    reported: set[str] = set()
+    for record in records:
+        if record.trainee and record.trainee not in found and record.trainee not in reported:
+            reported.add(record.trainee)
+            report.errors.append(
+                RowError(
+                    record.row, "trainee", f"수련생 '{record.trainee}'를 찾을 수 없습니다(수련생 역할의 사용자여야 함)."
+                )
+            )
+    return found
+
+
+def _write(
+    records: list[TurnRecord],
+    trainees: dict[str, object],
+    forced_trainee: str | None,
+    created_by,
+    report: ImportReport,
+    progress: ProgressCallback | None,
+) -> None:
+    index = LabelIndex.load()
+    sessions = _upsert_sessions(records, trainees, forced_trainee, created_by)
+    codes = list(sessions)
+    existing = {
+        row["utterance_id"]: row
+        for row in Turn.objects.filter(session__code__in=codes).values("id", "utterance_id", "session_id", *TURN_FIELDS)
+    }
+    existing_techniques = _links(TurnTechnique, codes)
+    existing_states = _links(TurnClientState, codes)
+    existing_comments: dict[int, set[tuple]] = defaultdict(set)
+    for turn_id, kind, text, author, deviation in SupervisorComment.objects.filter(
+        turn__session__code__in=codes, is_suggestion=False
+    ).values_list("turn_id", "kind", "text", "author", "intent_deviation"):
+        existing_comments[turn_id].add((kind, text, author, tuple(sorted((deviation or {}).items()))))
+
+    file_uids = {r.utterance_id for r in records}
+    stale = [row["id"] for uid, row in existing.items() if uid not in file_uids]
+    if stale:
+        Turn.objects.filter(id__in=stale).delete()
+        report.deleted = len(stale)
+        report.warnings.append(RowError(0, "file", f"파일에 없는 기존 발화 {len(stale)}개를 회기에서 지웠습니다."))
+
+    to_create: list[Turn] = []
+    created_records: list[TurnRecord] = []
+    to_update: list[Turn] = []
+    relink: list[tuple[int, TurnRecord]] = []
+    new_comments: list[SupervisorComment] = []
+    for record in records:
+        values = {
+            "seq": record.seq,
+            "speaker": record.speaker,
+            "stage_id": record.stage,
+            "text": record.text,
+            "nonverbal": record.nonverbal,
+            "dialog_act": record.dialog_act,
+        }
+        current = existing.get(record.utterance_id)
+        if current is None:
+            to_create.append(Turn(session_id=sessions[record.session].id, utterance_id=record.utterance_id, **values))
+            created_records.append(record)
+            continue
+        turn_id = current["id"]
+        changed = any(current[name] != value for name, value in values.items())
+        if changed:
+            to_update.append(Turn(id=turn_id, **values))
+        labels_changed = set(existing_techniques.get(turn_id, ())) != set(record.techniques) or set(
+            existing_states.get(turn_id, ())
+        ) != set(record.client_states)
+        if labels_changed:
+            relink.append((turn_id, record))
+        fresh = _comments_to_add(turn_id, record, existing_comments[turn_id], created_by)
+        new_comments += fresh
+        if changed or labels_changed or fresh:
+            report.updated += 1
+
+    if to_update:
+        Turn.objects.bulk_update(to_update, TURN_FIELDS, batch_size=2000)
+    if relink:
+        ids = [turn_id for turn_id, _ in relink]
+        TurnTechnique.objects.filter(turn_id__in=ids).delete()
+        TurnClientState.objects.filter(turn_id__in=ids).delete()
+    if progress:
+        progress("write", 0, len(to_create))
+    Turn.objects.bulk_create(to_create, batch_size=2000)
+    report.created = len(to_create)
+
+    technique_links: list[TurnTechnique] = []
+    state_links: list[TurnClientState] = []
+    for turn_id, record in relink + [(turn.id, record) for turn, record in zip(to_create, created_records, strict=True)]:
+        technique_links += [TurnTechnique(turn_id=turn_id, label_id=index.technique_ids[c]) for c in record.techniques]
+        state_links += [
+            TurnClientState(turn_id=turn_id, label_id=index.client_state_ids[c]) for c in record.client_states
+        ]
+    for turn, record in zip(to_create, created_records, strict=True):
+        new_comments += _comments_to_add(turn.id, record, set(), created_by)
+    TurnTechnique.objects.bulk_create(technique_links, batch_size=5000)
+    TurnClientState.objects.bulk_create(state_links, batch_size=5000)
+    SupervisorComment.objects.bulk_create(new_comments, batch_size=2000)
+    if progress:
+        progress("write", len(to_create), len(to_create))
+
+
+def _upsert_sessions(
+    records: list[TurnRecord], trainees: dict[str, object], forced_trainee: str | None, created_by
+) -> dict[str, Session]:
+    first_by_code: dict[str, TurnRecord] = {}
+    for record in records:
+        first_by_code.setdefault(record.session, record)
+    details: dict[str, dict] = {}
+    for code, first in first_by_code.items():
+        in_session = [r for r in records if r.session == code] if len(first_by_code) > 1 else records
+        trainee_name = forced_trainee or next((r.trainee for r in in_session if r.trainee), None)
+        details[code] = {
+            "source": first.source,
+            "trainee": trainees.get(trainee_name) if trainee_name else None,
+            "held_on": next((r.held_on for r in in_session if r.held_on), None),
+        }
+    existing = {s.code: s for s in Session.objects.select_for_update().filter(code__in=list(details))}
+    today = timezone.localdate()
+    changed: list[Session] = []
+    for code, values in details.items():
+        session = existing.get(code)
+        if session is None:
+            existing[code] = Session.objects.create(
+                code=code,
+                title=code,
+                source=values["source"],
+                trainee=values["trainee"],
+                held_on=values["held_on"] or today,
+                taxonomy_version=catalogue.TAXONOMY_VERSION,
+                created_by=created_by,
+            )
+            continue
+        dirty = False
+        for name in ("source", "trainee", "held_on"):
+            if values[name] is not None and getattr(session, name) != values[name]:
+                setattr(session, name, values[name])
+                dirty = True
+        if dirty:
+            changed.append(session)
+    if changed:
+        Session.objects.bulk_update(changed, ["source", "trainee", "held_on", "updated_at"])
+    return existing
+
+
+def _links(model, codes: list[str]) -> dict[int, list[str]]:
+    links: dict[int, list[str]] = defaultdict(list)
+    for turn_id, code in model.objects.filter(turn__session__code__in=codes).values_list("turn_id", "label__code"):
+        links[turn_id].append(code)
+    return links
+
+
+def _comments_to_add(turn_id: int, record: TurnRecord, existing: set[tuple], created_by) -> list[SupervisorComment]:
+    fresh = []
+    for comment in record.comments:
+        key = comment.key()
+        if key in existing:
+            continue
+        existing.add(key)
+        fresh.append(
+            SupervisorComment(
+                turn_id=turn_id,
+                kind=comment.kind,
+                text=comment.text,
+                author=comment.author,
+                intent_deviation=comment.intent_deviation,
+                written_by=created_by if comment.author == "supervisor" else None,
+            )
+        )
+    return fresh
+
+
+def today_local() -> datetime.date:
+    return timezone.localdate()

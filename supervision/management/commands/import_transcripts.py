@@ -1,0 +1,44 @@
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from supervision.importing.readers import FileRejected
+from supervision.importing.records import RowError
+from supervision.importing.service import ImportReport, import_transcripts
+from supervision.importing.sources import rows_from_path
+
+
+class Command(BaseCommand):
+    help = "Import transcripts from .jsonl (golden), .csv or .xlsx. All or nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path")
+        parser.add_argument("--dry-run", action="store_true", help="validate and report, write nothing")
+        parser.add_argument("--trainee", help="username of the trainee the sessions belong to")
+
+    def handle(self, *args, path, dry_run, trainee, **options):
+        file_path = Path(path)
+        if not file_path.is_file():
+            report = ImportReport(errors=[RowError(0, "file", f"파일 '{path}'를 찾을 수 없습니다.")])
+        else:
+            progress = self._progress if sys.stderr.isatty() else None
+            try:
+                report = import_transcripts(
+                    rows=rows_from_path(file_path), trainee_username=trainee, dry_run=dry_run, progress=progress
+                )
+            except FileRejected as exc:
+                report = ImportReport(errors=[RowError(0, "file", str(exc))])
+        for warning in report.warnings:
+            self.stderr.write(f"warning: {warning}")
+        for error in report.errors:
+            self.stderr.write(str(error))
+        self.stdout.write(json.dumps(report.summary(), ensure_ascii=False))
+        if report.errors:
+            raise SystemExit(1)
+
+    def _progress(self, phase: str, done: int, total: int) -> None:
+        self.stderr.write(f"\r{phase}: {done:,}" + (f"/{total:,}" if total else ""), ending="")
+        self.stderr.flush()
+

@@ -1,0 +1,181 @@
+"""The annotation rules, each in one place. The importer, the admin forms and the API all call these.
+
+Every function returns problems as Korean messages (or ``None``/empty when the input is fine); callers
+attach the row and column. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from taxonomy import catalogue
+
+UTTERANCE_ID = re.compile(r"^(?P<session>[A-Za-z0-9_.]+)-(?P<letter>[CK])-(?P<n>[0-9]{3,})$")
+SESSION_CODE = re.compile(r"^[A-Za-z0-9_.]+$")
+SYNTHETIC_SOURCE = re.compile(r"^[A-Za-z0-9_.\-]*_synthetic$")
+INTENT_DEVIATION_KEYS = ("dimension", "expected", "actual", "severity")
+MAX_SHORT_FIELD = 200
+
+# Personal identifiers (privacy guard). Digits next to Hangul are not a regex word boundary, so the
+# patterns use digit look-arounds instead of \b.
+_PERSONAL_IDENTIFIERS = (
+    ("주민등록번호", re.compile(r"(?<!\d)\d{6}\s?-\s?[1-8]\d{6}(?!\d)")),
+    ("전화번호", re.compile(r"(?<!\d)(?:\+82[\s-]?|0)1[016789][\s.-]?\d{3,4}[\s.-]?\d{4}(?!\d)")),
+    ("전화번호", re.compile(r"(?<!\d)0(?:2|[3-6][1-5]|70)[\s.-]?\d{3,4}[\s.-]?\d{4}(?!\d)")),
+    ("이메일 주소", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")),
+)
+# A turn whose text is only nonverbal cues such as "(침묵)" or "[한숨]" carries no words.
+_ONLY_CUES = re.compile(r"^(?:\s*[(\[（][^)\]）]*[)\]）])*\s*$")
+
+
+@dataclass(frozen=True)
+class UtteranceId:
+    session: str
+    letter: str
+    number: int
+
+
+def parse_utterance_id(value: str) -> UtteranceId | None:
+    match = UTTERANCE_ID.match(value)
+    if not match:
+        return None
+    return UtteranceId(match["session"], match["letter"], int(match["n"]))
+
+
+def utterance_id_problem(utterance_id: str, *, speaker: str | None, session: str | None) -> str | None:
+    """``{session}-{C|K}-{n}``, the letter matching the speaker and the session matching the line's."""
+    parsed = parse_utterance_id(utterance_id)
+    if parsed is None:
+        return (
+            f"발화 ID '{utterance_id}'의 형식이 잘못되었습니다. '회기-C-001'(상담자) 또는 "
+            "'회기-K-001'(내담자)처럼 적어 주세요."
+        )
+    if speaker is not None:
+        expected = catalogue.SPEAKER_LETTERS.get(speaker)
+        if expected and parsed.letter != expected:
+            return f"발화 ID '{utterance_id}'의 화자 글자 '{parsed.letter}'가 화자 {speaker}와 맞지 않습니다(‘{expected}’여야 함)."
+    if session is not None and parsed.session != session:
+        return f"발화 ID '{utterance_id}'의 회기 부분 '{parsed.session}'이 회기 코드 '{session}'와 다릅니다."
+    return None
+
+
+def session_code_problem(code: str) -> str | None:
+    if not SESSION_CODE.match(code) or len(code) > 64:
+        return f"회기 코드 '{code}'에는 영문자, 숫자, '_', '.'만 쓸 수 있습니다(64자 이내)."
+    return None
+
+
+def attach_problems(speaker: str, *, techniques: Iterable[str], client_states: Iterable[str]) -> list[tuple[str, str]]:
+    """Techniques only on counselor turns, client states only on client turns: ``[(field, message)]``."""
+    problems = []
+    if speaker != catalogue.COUNSELOR and list(techniques):
+        problems.append(("techniques", "기법은 상담자 발화에만 붙일 수 있습니다."))
+    if speaker != catalogue.CLIENT and list(client_states):
+        problems.append(("client_states", "내담자 상태는 내담자 발화에만 붙일 수 있습니다."))
+    return problems
+
+
+def seq_problem(seqs: Iterable[int]) -> str | None:
+    """A session's seqs run 0..N-1 with no gap and no repeat."""
+    counts = Counter(seqs)
+    repeated = sorted(s for s, c in counts.items() if c > 1)
+    missing = sorted(set(range(len(counts))) - set(counts))
+    beyond = sorted(s for s in counts if s >= sum(counts.values()))
+    parts = []
+    if repeated:
+        parts.append(f"중복된 순서 {_short(repeated)}")
+    if missing:
+        parts.append(f"빠진 순서 {_short(missing)}")
+    elif beyond and not repeated:
+        parts.append(f"범위를 벗어난 순서 {_short(beyond)}")
+    if parts:
+        return "회기의 순서(seq)는 0부터 빈틈과 중복 없이 이어져야 합니다: " + ", ".join(parts) + "."
+    return None
+
+
+def _short(values: list[int], limit: int = 5) -> str:
+    shown = ", ".join(str(v) for v in values[:limit])
+    return shown + (f" 외 {len(values) - limit}개" if len(values) > limit else "")
+
+
+def is_wordless(text: str) -> bool:
+    """Empty text, or text that is only nonverbal cues such as '(침묵)'."""
+    return bool(_ONLY_CUES.match(text or ""))
+
+
+def corrected_dialog_act(text: str, act: str | None) -> tuple[str | None, str | None]:
+    """The silence correction of the dialog-act document: real words tagged ``silence`` become ``null``.
+
+    Returns the act to store and, when it was corrected, a warning for the import report.
+    """
+    if act == catalogue.SILENCE_ACT and not is_wordless(text):
+        return catalogue.NOT_UNDERSTOOD_ACT, (
+            f"말이 있는 발화에 대화행위 '{catalogue.SILENCE_ACT}'가 붙어 '{catalogue.NOT_UNDERSTOOD_ACT}'(이해 불가)로 고쳤습니다."
+        )
+    return act, None
+
+
+def is_no_input(text: str, act: str | None) -> bool:
+    """A client turn without input: act ``silence``, or no words at all (dialog-act rules)."""
+    return act == catalogue.SILENCE_ACT or is_wordless(text)
+
+
+def source_problem(source: str) -> str | None:
+    """The privacy guard on provenance: only synthetic material is ever loaded."""
+    if not SYNTHETIC_SOURCE.match(source or "") or len(source) > 100:
+        return (
+            f"출처 '{source}'가 합성 자료임을 밝히지 않습니다. 합성 자료만 올릴 수 있으며 출처는 "
+            "'_synthetic'으로 끝나야 합니다(예: 0615_synthetic)."
+        )
+    return None
+
+
+def personal_identifier_problem(text: str) -> str | None:
+    """The privacy guard on content: no resident registration numbers, phone numbers or e-mail addresses."""
+    for kind, pattern in _PERSONAL_IDENTIFIERS:
+        if pattern.search(text or ""):
+            return (
+                f"개인 식별 정보({kind})로 보이는 내용이 있습니다. 합성 자료에서도 실제 형식의 {kind}는 쓸 수 없습니다."
+            )
+    return None
+
+
+def intent_deviation_problems(value: object) -> list[tuple[str, str]]:
+    """Shape of a critique's intent deviation: ``{"dimension","expected","actual","severity"}``, all optional.
+
+    ``expected``/``actual`` may be technique codes or free text; ``severity`` is minor/moderate/major.
+    Returns ``[(key, message)]``.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        return [("intent_deviation", "의도 이탈은 dimension/expected/actual/severity를 담은 객체여야 합니다.")]
+    problems = []
+    for key in value:
+        if key not in INTENT_DEVIATION_KEYS:
+            problems.append((str(key), f"알 수 없는 항목 '{key}'입니다(dimension, expected, actual, severity만 허용)."))
+    for key in ("dimension", "expected", "actual"):
+        item = value.get(key)
+        if item is not None and not isinstance(item, str):
+            problems.append((key, f"{key}은(는) 문자열이어야 합니다."))
+        elif isinstance(item, str) and len(item) > MAX_SHORT_FIELD:
+            problems.append((key, f"{key}은(는) {MAX_SHORT_FIELD}자 이내여야 합니다."))
+    severity = value.get("severity")
+    if severity is not None and severity not in catalogue.CRITIQUE_SEVERITIES:
+        problems.append(("severity", f"심각도 '{severity}'는 minor, moderate, major 중 하나여야 합니다."))
+    return problems
+
+
+def comment_kind_problem(kind: object) -> str | None:
+    if kind not in catalogue.COMMENT_KIND_CODES:
+        return f"논평 종류 '{kind}'는 rationale 또는 critique여야 합니다."
+    return None
+
+
+def comment_author_problem(author: object) -> str | None:
+    if author not in catalogue.COMMENT_AUTHORS:
+        return f"작성 주체 '{author}'는 ai 또는 supervisor여야 합니다."
+    return None

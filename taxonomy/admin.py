@@ -1,0 +1,79 @@
+"""Code tables are read-only in the admin: labels arrive only through a data migration (append-only)
+and codes never change. Aliases are curated here by staff."""
+
+from django import forms
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from taxonomy.models import ClientStateDef, LabelAlias, StageDef, TechniqueLabelDef
+from taxonomy.normalize import normalize_label
+
+
+class ReadOnlyCodeTableAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(StageDef)
+class StageDefAdmin(ReadOnlyCodeTableAdmin):
+    list_display = ("code", "ko", "definition", "position")
+
+
+@admin.register(TechniqueLabelDef)
+class TechniqueLabelDefAdmin(ReadOnlyCodeTableAdmin):
+    list_display = ("code", "ko", "category", "since", "position")
+    list_filter = ("category", "since")
+    search_fields = ("code", "ko", "definition")
+
+
+@admin.register(ClientStateDef)
+class ClientStateDefAdmin(ReadOnlyCodeTableAdmin):
+    list_display = ("code", "ko", "safety_critical", "since", "position")
+    list_filter = ("safety_critical", "since")
+    search_fields = ("code", "ko", "definition")
+
+
+class LabelAliasForm(forms.ModelForm):
+    class Meta:
+        model = LabelAlias
+        fields = ("axis", "alias", "technique", "client_state")
+
+    def clean(self):
+        data = super().clean()
+        axis, alias = data.get("axis"), data.get("alias")
+        if axis == "technique" and (not data.get("technique") or data.get("client_state")):
+            raise forms.ValidationError(_("기법 별칭은 기법 하나만 가리켜야 합니다."))
+        if axis == "client_state" and (not data.get("client_state") or data.get("technique")):
+            raise forms.ValidationError(_("내담자 상태 별칭은 내담자 상태 하나만 가리켜야 합니다."))
+        if axis and alias:
+            self.instance.normalized = normalize_label(alias)
+            clash = LabelAlias.objects.filter(axis=axis, normalized=self.instance.normalized)
+            if self.instance.pk:
+                clash = clash.exclude(pk=self.instance.pk)
+            if clash.exists():
+                raise forms.ValidationError(_("같은 축에 이미 같은 표기의 별칭이 있습니다."))
+        return data
+
+
+@admin.register(LabelAlias)
+class LabelAliasAdmin(admin.ModelAdmin):
+    form = LabelAliasForm
+    list_display = ("alias", "axis", "target_code", "seeded")
+    list_filter = ("axis", "seeded")
+    search_fields = ("alias", "normalized", "technique__code", "client_state__code")
+    list_select_related = ("technique", "client_state")
+    autocomplete_fields = ("technique", "client_state")
+
+    @admin.display(description=_("코드"))
+    def target_code(self, obj):
+        return obj.code
+
+    def has_delete_permission(self, request, obj=None):
+        # Aliases from the taxonomy document stay; staff-added ones may go.
+        return super().has_delete_permission(request, obj) and not (obj and obj.seeded)
