@@ -199,7 +199,9 @@ def _write(
 
     technique_links: list[TurnTechnique] = []
     state_links: list[TurnClientState] = []
-    for turn_id, record in relink + [(turn.id, record) for turn, record in zip(to_create, created_records, strict=True)]:
+    for turn_id, record in relink + [
+        (turn.id, record) for turn, record in zip(to_create, created_records, strict=True)
+    ]:
         technique_links += [TurnTechnique(turn_id=turn_id, label_id=index.technique_ids[c]) for c in record.techniques]
         state_links += [
             TurnClientState(turn_id=turn_id, label_id=index.client_state_ids[c]) for c in record.client_states

@@ -22,7 +22,7 @@ $$ LANGUAGE plpgsql;
 def forwards(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    schema_editor.execute(FUNCTION)
+    schema_editor.execute(FUNCTION, params=None)
     for table in TABLES:
         schema_editor.execute(
             f"CREATE TRIGGER {table}_immutable BEFORE UPDATE OR DELETE ON {table} "

@@ -41,4 +41,3 @@ class Command(BaseCommand):
     def _progress(self, phase: str, done: int, total: int) -> None:
         self.stderr.write(f"\r{phase}: {done:,}" + (f"/{total:,}" if total else ""), ending="")
         self.stderr.flush()
-

@@ -1,0 +1,95 @@
+"""Shared test fixtures: a fixed cast of users and helpers to build golden lines.
+
+The cast: trainee_a (supervised by supervisor_a), trainee_b (supervised by supervisor_b), and
+staff (the staff importer). Tests run against real PostgreSQL and Redis (see `make test`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from supervision.roles import Role
+from supervision.services import portal_user_create_or_update
+from taxonomy.seeding import sync_catalogue
+
+PASSWORD = "test-pass-2026"
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    # HTTP in tests; production redirects to HTTPS behind the proxy.
+    settings.SECURE_SSL_REDIRECT = False
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only(request):
+    if "django_db_setup" in request.fixturenames or request.node.get_closest_marker("django_db"):
+        assert connection.vendor == "postgresql", "the suite runs against PostgreSQL (see make test)"
+
+
+@pytest.fixture
+def taxonomy_tables(db):
+    """Code tables filled from the catalogue (transactional tests flush the migration's seed)."""
+    sync_catalogue()
+
+
+@pytest.fixture
+def cast(db, taxonomy_tables):
+    supervisor_a = portal_user_create_or_update(username="supervisor_a", role=Role.SUPERVISOR, password=PASSWORD)
+    supervisor_b = portal_user_create_or_update(username="supervisor_b", role=Role.SUPERVISOR, password=PASSWORD)
+    trainee_a = portal_user_create_or_update(
+        username="trainee_a", role=Role.TRAINEE, password=PASSWORD, supervisor_username="supervisor_a"
+    )
+    trainee_b = portal_user_create_or_update(
+        username="trainee_b", role=Role.TRAINEE, password=PASSWORD, supervisor_username="supervisor_b"
+    )
+    staff = portal_user_create_or_update(username="staff", role=Role.STAFF, password=PASSWORD)
+
+    class Cast:
+        pass
+
+    c = Cast()
+    c.supervisor_a, c.supervisor_b, c.trainee_a, c.trainee_b, c.staff = (
+        supervisor_a,
+        supervisor_b,
+        trainee_a,
+        trainee_b,
+        staff,
+    )
+    return c
+
+
+def golden_line(session: str, seq: int, speaker: str = "", **fields) -> dict:
+    """One valid golden line; counselor on even seqs, client on odd ones unless ``speaker`` says."""
+    speaker = speaker or ("counselor" if seq % 2 == 0 else "client")
+    letter = "C" if speaker == "counselor" else "K"
+    line = {
+        "utterance_id": f"{session}-{letter}-{seq // 2 + 1:03d}",
+        "speaker": speaker,
+        "stage": "탐색",
+        "seq": seq,
+        "text": f"합성 발화 {seq}",
+        "techniques": ["reflection"] if speaker == "counselor" else [],
+        "client_states": ["affect_contact"] if speaker == "client" else [],
+        "comments": [],
+        "nonverbal": [],
+        "source": "test_synthetic",
+    }
+    line.update(fields)
+    return line
+
+
+def golden_session(session: str, turns: int, **fields) -> list[dict]:
+    return [golden_line(session, seq, **fields) for seq in range(turns)]
+
+
+def write_jsonl(path: Path, lines: list[dict | str]) -> Path:
+    with path.open("w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n")
+    return path
