@@ -71,6 +71,7 @@ def import_transcripts(
     report = ImportReport(dry_run=dry_run)
     parser = RowParser(LabelIndex.load())
     records: list[TurnRecord] = []
+    positions: list[tuple[int, str, int]] = []
     for count, (row, raw) in enumerate(rows, start=1):
         if isinstance(raw, RowProblem):
             report.errors.append(RowError(row, raw.column, raw.message))
@@ -80,9 +81,11 @@ def import_transcripts(
         report.warnings += parsed.warnings
         if parsed.record is not None:
             records.append(parsed.record)
+        if parsed.position is not None:
+            positions.append((row, *parsed.position))
         if progress and count % 5000 == 0:
             progress("validate", count, 0)
-    report.errors += session_errors(records)
+    report.errors += session_errors(records, positions)
 
     trainees = _resolve_trainees(records, trainee_username, report)
     report.errors.sort(key=lambda e: (e.row, e.column))
