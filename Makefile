@@ -9,7 +9,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test lint format bench-import bench-gauge bench-audit bench-api
+.PHONY: run test lint format bench-golden
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -40,3 +40,6 @@ lint: $(DEV_STAMP)
 format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+bench-golden: $(DEV_STAMP)
+	$(PY) benchmarks/bench_import_golden.py
