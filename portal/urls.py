@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 
 from portal import views
+from supervision.tags import urls as tag_urls
 
 admin.site.site_header = _("수련 감독 포털")
 admin.site.site_title = _("수련 감독 포털")
@@ -14,4 +15,6 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("api/v1/", include(tag_urls.urlpatterns)),
+    path("feedback/", include(tag_urls.feedback_urlpatterns)),
 ]
