@@ -16,25 +16,25 @@ CRITIQUE = {
 }
 
 
-def make_session(code: str, turns: int, *, trainee: str, critique_every: int = 4, held_on: str = "2026-11-02") -> Session:
+def make_session(
+    code: str, turns: int, *, trainee: str, critique_every: int = 4, held_on: str = "2026-11-02"
+) -> Session:
     """A session of ``turns`` turns; every ``critique_every``-th counselor turn carries a critique."""
     lines = []
     for seq in range(turns):
         comments = [CRITIQUE] if seq % 2 == 0 and critique_every and seq % critique_every == 0 else []
         stage = ("라포", "탐색", "개입", "정리")[min(3, seq * 4 // max(turns, 1))]
-        lines.append(
-            golden_line(
-                code,
-                seq,
-                session=code,
-                stage=stage,
-                comments=comments,
-                trainee=trainee,
-                held_on=held_on,
-                nonverbal=["(잠시 멈춤)"] if seq % 5 == 1 else [],
-                text=f"합성 발화 {code} {seq}번째 문장입니다.",
-            )
+        line = golden_line(
+            code,
+            seq,
+            stage=stage,
+            comments=comments,
+            trainee=trainee,
+            held_on=held_on,
+            nonverbal=["(잠시 멈춤)"] if seq % 5 == 1 else [],
+            text=f"합성 발화 {code} {seq}번째 문장입니다.",
         )
+        lines.append({**line, "session": code})
     report = import_transcripts(rows=enumerate(lines, start=1))
     assert report.ok, report.errors[:3]
     return Session.objects.get(code=code)
