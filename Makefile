@@ -9,7 +9,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test lint format bench-import bench-gauge bench-audit bench-api
+.PHONY: run test lint format bench-import bench-gauge bench-audit bench-api bench-pages
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -40,3 +40,7 @@ lint: $(DEV_STAMP)
 format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# 500-turn trainee session page: constant queries and server time under 300 ms (baseline in the same run).
+bench-pages: $(DEV_STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/bench_pages.py

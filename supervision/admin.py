@@ -20,7 +20,6 @@ from simple_history.admin import SimpleHistoryAdmin
 from supervision import presentation, rules
 from supervision.curation import supervisor_comment_create
 from supervision.feedback import selectors as feedback_selectors
-from supervision.feedback.charts import stage_strip_svg
 from supervision.models import (
     CommentKind,
     Session,
@@ -248,7 +247,7 @@ class SessionAdmin(RoleScopedAdmin):
             "transcript": turns,
             "transcript_filters": filters,
             "transcript_filtered": any(filters.values()),
-            "stage_strip": stage_strip_svg(all_stages),
+            "stage_codes": all_stages,
             "stage_choices": StageDef.objects.order_by("position").values_list("code", "ko"),
             "speaker_choices": Speaker.choices,
             "technique_choices": [(t.code, t.ko) for t in catalogue.TECHNIQUES],

@@ -20,7 +20,7 @@ RQ_FAIR = 1.0
 RQ_GOOD = 2.0
 RQ_SCALE_MAX = 3.0
 
-_FONT = 'font-family="system-ui, sans-serif"'
+_FONT = 'font-family="system-ui, Noto Sans KR, NanumGothic, sans-serif"'
 
 
 def _num(value: object, default: float | None = 0.0) -> float | None:
@@ -278,7 +278,7 @@ def trajectory_svg(trace: Iterable[Mapping], risk_threshold: float, *, ident: st
         coords = " ".join(f"{x(p['seq']):.1f},{y(p[key]):.1f}" for p in points)
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash_attr} points="{coords}"/>')
-        ly = top + 40 + s_index * 18
+        ly = top + plot_h - 50 + s_index * 18  # lower right: the threshold label (risk ≥ 0) sits above it
         body.append(
             f'<line x1="{left + plot_w + 8}" y1="{ly}" x2="{left + plot_w + 24}" y2="{ly}" stroke="{colour}" '
             f'stroke-width="2"{dash_attr}/><text x="{left + plot_w + 28}" y="{ly + 4}" fill="#1f2430">{name}</text>'

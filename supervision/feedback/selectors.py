@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.models import CommentKind, Session, SupervisorComment, Turn
 from supervision.roles import trainee_filter
+from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
 
 def accepted_comments() -> QuerySet[SupervisorComment]:
@@ -57,8 +58,10 @@ def transcript_turns(
     Trainees get accepted comments only; the admin passes ``include_suggestions=True``. The filters
     narrow the turns (stage code, speaker code, technique or client-state code, words in the text).
     """
+    # Lists via ``to_attr`` (technique_list, client_state_list, comment_list, reply_list): templates then
+    # iterate plain lists instead of cloning a QuerySet per turn, which matters on 500-turn pages.
     comments = SupervisorComment.objects.all() if include_suggestions else accepted_comments()
-    prefetches = [Prefetch("replies", queryset=CommentReply.objects.select_related("author"))]
+    prefetches = [Prefetch("replies", queryset=CommentReply.objects.select_related("author"), to_attr="reply_list")]
     if reader is not None:
         prefetches.append(
             Prefetch("reads", queryset=CommentRead.objects.filter(user=reader), to_attr="reads_by_reader")
@@ -66,9 +69,13 @@ def transcript_turns(
     turns = (
         session.turns.select_related("stage")
         .prefetch_related(
-            "techniques",
-            "client_states",
-            Prefetch("comments", queryset=comments.select_related("written_by").prefetch_related(*prefetches)),
+            Prefetch("techniques", queryset=TechniqueLabelDef.objects.all(), to_attr="technique_list"),
+            Prefetch("client_states", queryset=ClientStateDef.objects.all(), to_attr="client_state_list"),
+            Prefetch(
+                "comments",
+                queryset=comments.select_related("written_by").prefetch_related(*prefetches),
+                to_attr="comment_list",
+            ),
         )
         .order_by("seq")
     )

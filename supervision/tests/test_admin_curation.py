@@ -35,6 +35,7 @@ def test_it_shows_the_session_as_a_transcript(client, cast, sessions):
     assert "비언어: (잠시 멈춤)" in page
     assert "감정 반영 없이 곧바로 질문으로 넘어갔습니다." in page
     assert 'name="turn' in page and 'list="technique-codes"' in page  # a comment form per turn
+    assert '<svg xmlns="http://www.w3.org/2000/svg"' in page  # the stage strip, drawn not escaped
 
 
 def test_it_filters_the_transcript_by_stage_speaker_label_and_text(client, cast, sessions):

@@ -46,7 +46,7 @@ def palette_css():
     )
     for code, swatch in presentation.SEVERITY_SWATCH.items():
         rules.append(
-            f".sev-{code}{{border-left-color:{swatch.stroke}}}"
+            f".comment.sev-{code}{{border-left-color:{swatch.stroke}}}"
             f".sev-badge.sev-{code}{{background:{swatch.background};color:{swatch.text};border-color:{swatch.stroke}}}"
         )
     return mark_safe("<style>" + "".join(rules) + "</style>")
