@@ -9,7 +9,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test lint format bench-golden
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -43,3 +43,6 @@ format: $(DEV_STAMP)
 
 bench-golden: $(DEV_STAMP)
 	$(PY) benchmarks/bench_import_golden.py
+# 500-turn trainee session page: constant queries and server time under 300 ms (baseline in the same run).
+bench-pages: $(DEV_STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/bench_pages.py

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "taxonomy",
     "supervision",
     "supervision.tags",
+    "supervision.feedback",
 ]
 
 MIDDLEWARE = [

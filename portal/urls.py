@@ -17,4 +17,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(tag_urls.urlpatterns)),
     path("feedback/", include(tag_urls.feedback_urlpatterns)),
+    path("feedback/", include("supervision.feedback.urls")),
 ]
