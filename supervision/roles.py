@@ -38,6 +38,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "taxonomy.view_clientstatedef",
         "taxonomy.view_stagedef",
         "taxonomy.view_labelalias",
+        "gauge.view_gaugesnapshot",
+        "gauge.view_targetband",
+        "gauge.view_suggestedcomment",
     ),
     Role.STAFF: (
         "supervision.view_session",
@@ -57,6 +60,8 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "taxonomy.add_labelalias",
         "taxonomy.change_labelalias",
         "taxonomy.delete_labelalias",
+        "gauge.view_gaugesnapshot",
+        "gauge.view_targetband",
     ),
     Role.TRAINEE: (),
 }
