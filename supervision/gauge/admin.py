@@ -8,10 +8,10 @@ from supervision.admin import RoleScopedAdmin
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
 from supervision.gauge.services import suggestion_accept, suggestion_dismiss
-from supervision.services import ServiceError
-from taxonomy import catalogue
 from supervision.gauge.tasks import nightly_review
 from supervision.roles import is_supervisor, sees_everything
+from supervision.services import ServiceError
+from taxonomy import catalogue
 
 STATUS_MARK = {figures.UNDER: ("↓", "#b45309"), figures.WITHIN: ("✓", "#15803d"), figures.OVER: ("↑", "#b91c1c")}
 RQ_COLOUR = {figures.GOOD: "#15803d", figures.FAIR: "#a16207", figures.BELOW_FAIR: "#b91c1c"}
