@@ -131,8 +131,14 @@ def no_input_sql(text_column: str, act_column: str) -> tuple[str, list[str]]:
     """
     return (
         f"(COALESCE({act_column} = %s, false) OR COALESCE({text_column}, '') ~ %s)",
-        [catalogue.SILENCE_ACT, _ONLY_CUES.pattern],
+        [catalogue.SILENCE_ACT, _ONLY_CUES_SQL],
     )
+
+
+# PostgreSQL's \s depends on the server locale and misses e.g. U+00A0, which Python's \s matches; the
+# SQL pattern spells out every character Python counts as whitespace instead (none lies above U+3000).
+_PYTHON_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+_ONLY_CUES_SQL = _ONLY_CUES.pattern.replace(r"\s", f"[{_PYTHON_WHITESPACE}]")
 
 
 def source_problem(source: str) -> str | None:
