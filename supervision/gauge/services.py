@@ -118,61 +118,66 @@ class SessionAggregate:
     silent_close_turns: list[int]
     last_client_turn: int | None
     acknowledged: bool | None
+    last_counselor_turn: int | None
 
 
 _SESSION_SQL = """
+-- Every CTE is MATERIALIZED: computed once, then hashed/merged by session, never re-run per row
+-- (the planner misjudges row counts of CTE scans and would otherwise nest loops over them).
 WITH scope AS MATERIALIZED (
     SELECT s.id AS session_id, s.trainee_id FROM sessions s
     WHERE s.trainee_id IS NOT NULL AND s.held_on BETWEEN %(start)s AND %(day)s
 ),
-turn_counts AS (
-    SELECT t.session_id, count(*) AS turns,
-           count(*) FILTER (WHERE t.speaker = %(counselor)s) AS counselor_turns
-    FROM turns t JOIN scope USING (session_id)
-    GROUP BY t.session_id
+scoped AS MATERIALIZED (
+    -- one pass over the turns in scope, each speaker's turns of a session in seq order
+    SELECT session_id, id, speaker, stage, dialog_act, no_input, seq,
+           -- a client turn with words starts a new island; a run is the no-input turns of one island
+           count(*) FILTER (WHERE NOT no_input) OVER w AS island,
+           lag(id) OVER w AS previous_id,
+           lead(id) OVER w IS NULL AS is_last
+    FROM (
+        SELECT t.session_id, t.id, t.seq, t.speaker, t.stage, t.dialog_act,
+               (t.speaker = %(client)s AND {no_input}) AS no_input
+        FROM turns t JOIN scope USING (session_id)
+    ) turns_in_scope
+    WINDOW w AS (PARTITION BY session_id, speaker ORDER BY seq)
 ),
-technique_counts AS (
+turn_counts AS MATERIALIZED (
+    SELECT session_id, count(*) AS turns,
+           count(*) FILTER (WHERE speaker = %(counselor)s) AS counselor_turns,
+           max(id) FILTER (WHERE speaker = %(counselor)s AND is_last) AS last_counselor_turn
+    FROM scoped GROUP BY session_id
+),
+technique_counts AS MATERIALIZED (
     SELECT session_id, jsonb_object_agg(code, n) AS techniques FROM (
         SELECT t.session_id, l.code, count(*) AS n
-        FROM turns t JOIN scope USING (session_id)
+        FROM scoped t
         JOIN turn_technique tt ON tt.turn_id = t.id
         JOIN technique_label_def l ON l.id = tt.label_id
         WHERE t.speaker = %(counselor)s
         GROUP BY t.session_id, l.code
     ) per_code GROUP BY session_id
 ),
-client AS MATERIALIZED (
-    SELECT session_id, id, seq, stage, dialog_act, no_input,
-           -- each client turn with words starts a new island; a run is the no-input turns of one island
-           count(*) FILTER (WHERE NOT no_input) OVER w AS island,
-           lag(id) OVER w AS previous_id,
-           lead(id) OVER w IS NULL AS is_last
-    FROM (
-        SELECT t.session_id, t.id, t.seq, t.stage, t.dialog_act, {no_input} AS no_input
-        FROM turns t JOIN scope USING (session_id)
-        WHERE t.speaker = %(client)s
-    ) client_turns
-    WINDOW w AS (PARTITION BY session_id ORDER BY seq)
-),
-silent AS (
+silent AS MATERIALIZED (
     SELECT session_id, count(*) AS events, array_agg(turn_id ORDER BY turn_id) AS turn_ids FROM (
         SELECT session_id, (array_agg(id ORDER BY seq))[%(run)s] AS turn_id
-        FROM client WHERE no_input
+        FROM scoped WHERE no_input
         GROUP BY session_id, island HAVING count(*) >= %(run)s
     ) runs GROUP BY session_id
 ),
-closing AS (
+closing AS MATERIALIZED (
     SELECT session_id, id AS turn_id, COALESCE(dialog_act = ANY(%(ack)s), false) AS acknowledged
-    FROM client WHERE is_last AND stage = %(closing_stage)s
+    FROM scoped WHERE speaker = %(client)s AND is_last AND stage = %(closing_stage)s
 ),
-transitions AS (
+transitions AS MATERIALIZED (
     SELECT session_id, jsonb_object_agg(pair, n) AS transitions FROM (
         SELECT c.session_id, a.code || '>' || b.code AS pair, count(*) AS n
-        FROM client c
+        FROM scoped c
         JOIN turn_client_state pa ON pa.turn_id = c.previous_id
         JOIN client_state_def a ON a.id = pa.label_id
         JOIN turn_client_state pb ON pb.turn_id = c.id
         JOIN client_state_def b ON b.id = pb.label_id
+        WHERE c.speaker = %(client)s
         GROUP BY 1, 2
     ) pairs GROUP BY session_id
 ),
@@ -183,19 +188,19 @@ critique_rows AS MATERIALIZED (
     JOIN scope USING (session_id)
     WHERE c.kind = %(critique)s AND NOT c.is_suggestion
 ),
-severities AS (
+severities AS MATERIALIZED (
     SELECT session_id, jsonb_object_agg(severity, n) AS counts FROM (
         SELECT session_id, deviation->>'severity' AS severity, count(*) AS n
         FROM critique_rows WHERE deviation->>'severity' IS NOT NULL GROUP BY 1, 2
     ) x GROUP BY session_id
 ),
-dimensions AS (
+dimensions AS MATERIALIZED (
     SELECT session_id, jsonb_object_agg(dimension, n) AS counts FROM (
         SELECT session_id, deviation->>'dimension' AS dimension, count(*) AS n
         FROM critique_rows WHERE COALESCE(deviation->>'dimension', '') <> '' GROUP BY 1, 2
     ) x GROUP BY session_id
 ),
-deviations AS (
+deviations AS MATERIALIZED (
     SELECT session_id, count(DISTINCT turn_id) AS turns
     FROM critique_rows
     WHERE speaker = %(counselor)s AND deviation IS NOT NULL AND deviation <> '{{}}'::jsonb
@@ -205,7 +210,7 @@ SELECT scope.session_id, scope.trainee_id,
        COALESCE(turn_counts.turns, 0), COALESCE(turn_counts.counselor_turns, 0),
        technique_counts.techniques, severities.counts, dimensions.counts, COALESCE(deviations.turns, 0),
        COALESCE(silent.events, 0), silent.turn_ids, closing.turn_id, closing.acknowledged,
-       transitions.transitions
+       transitions.transitions, turn_counts.last_counselor_turn
 FROM scope
 LEFT JOIN turn_counts USING (session_id)
 LEFT JOIN technique_counts USING (session_id)
@@ -237,6 +242,8 @@ def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[Ses
         "critique": CommentKind.CRITIQUE,
     }
     with connection.cursor() as cursor:
+        # The window sort over every turn in scope must not spill to disk (local to this transaction).
+        cursor.execute("SET LOCAL work_mem = '256MB'")
         cursor.execute(_SESSION_SQL.format(no_input=no_input), params)
         rows = cursor.fetchall()
     result = []
@@ -254,6 +261,7 @@ def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[Ses
         last_client_turn,
         acknowledged,
         transitions,
+        last_counselor_turn,
     ) in rows:
         tally = figures.Tally(
             sessions=1,
@@ -269,7 +277,15 @@ def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[Ses
             transitions=_json_counts(transitions),
         )
         result.append(
-            SessionAggregate(session_id, trainee_id, tally, list(silent_turns or []), last_client_turn, acknowledged)
+            SessionAggregate(
+                session_id,
+                trainee_id,
+                tally,
+                list(silent_turns or []),
+                last_client_turn,
+                acknowledged,
+                last_counselor_turn,
+            )
         )
     return result
 
@@ -364,7 +380,7 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
         for row in session_rows
     }
     off_band = {session_id: items for session_id, items in off_band.items() if items}
-    last_counselor = _last_counselor_turns(list(off_band))
+    last_counselor = {s.session_id: s.last_counselor_turn for s in sessions}
     for session_id, items in off_band.items():
         turn_id = last_counselor.get(session_id)
         if turn_id is None:
@@ -393,20 +409,24 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
     table = SupervisorComment._meta.db_table
     names = ", ".join([*columns, "created_at", "updated_at"])
     with connection.cursor() as cursor:
-        # Pending gauge suggestions in scope that this run no longer makes.
+        # Pending gauge suggestions in scope that this run no longer makes (compared per suggestion in
+        # Python: an anti-join against a JSON recordset gets planned as a nested loop).
         cursor.execute(
-            f"DELETE FROM {table} c USING turns t "
-            "WHERE c.turn_id = t.id AND t.session_id = ANY(%s) AND c.is_suggestion AND c.suggestion_key LIKE %s "
-            f"AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset(%s::jsonb) AS r({definition}) "
-            "WHERE r.turn_id = c.turn_id AND r.suggestion_key = c.suggestion_key)",
-            [session_ids, SUGGESTION_PREFIX + "%", payload],
+            f"SELECT c.id, c.turn_id, c.suggestion_key FROM {table} c JOIN turns t ON t.id = c.turn_id "
+            "WHERE t.session_id = ANY(%s) AND c.is_suggestion AND c.suggestion_key LIKE %s",
+            [session_ids, SUGGESTION_PREFIX + "%"],
         )
+        keep = {(row["turn_id"], row["suggestion_key"]) for row in wanted}
+        stale = [pk for pk, turn_id, key in cursor.fetchall() if (turn_id, key) not in keep]
+        if stale:
+            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [stale])
         if not wanted:
             return 0
         cursor.execute(
-            f"INSERT INTO {table} ({names}) SELECT {names} FROM jsonb_to_recordset(%s::jsonb) AS r({definition}) "
+            f"WITH wanted AS MATERIALIZED (SELECT * FROM jsonb_to_recordset(%s::jsonb) AS r({definition})) "
+            f"INSERT INTO {table} ({names}) SELECT {names} FROM wanted w "
             f"WHERE NOT EXISTS (SELECT 1 FROM {DismissedSuggestion._meta.db_table} d "
-            "WHERE d.turn_id = r.turn_id AND d.suggestion_key = r.suggestion_key) "
+            "WHERE d.turn_id = w.turn_id AND d.suggestion_key = w.suggestion_key) "
             "ON CONFLICT (turn_id, suggestion_key) WHERE NOT (suggestion_key = '') DO UPDATE "
             "SET text = EXCLUDED.text, intent_deviation = EXCLUDED.intent_deviation, updated_at = EXCLUDED.updated_at "
             f"WHERE {table}.is_suggestion AND ({table}.text, {table}.intent_deviation) "
@@ -426,18 +446,6 @@ def _suggestion(turn_id: int, key: str, text: str, **deviation: str) -> dict:
         "is_suggestion": True,
         "suggestion_key": key,
     }
-
-
-def _last_counselor_turns(session_ids: list[int]) -> dict[int, int]:
-    if not session_ids:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT DISTINCT ON (session_id) session_id, id FROM turns "
-            "WHERE session_id = ANY(%s) AND speaker = %s ORDER BY session_id, seq DESC",
-            [session_ids, catalogue.COUNSELOR],
-        )
-        return dict(cursor.fetchall())
 
 
 def _reviewable_suggestion(comment: SupervisorComment, user) -> None:
