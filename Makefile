@@ -46,3 +46,6 @@ bench-golden: $(DEV_STAMP)
 # 500-turn trainee session page: constant queries and server time under 300 ms (baseline in the same run).
 bench-pages: $(DEV_STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/bench_pages.py
+# Review gauge over 1,000,000 generated turns vs one hand-written GROUP BY (database: DATABASE_URL name + _bench).
+bench-gauge: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/bench_gauge.py

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "supervision",
     "supervision.tags",
     "supervision.feedback",
+    "supervision.gauge",
 ]
 
 MIDDLEWARE = [
@@ -171,6 +172,12 @@ IMPORT_MAX_CELL_CHARS = 10_000
 GAUGE_WINDOW_DAYS = env_int("GAUGE_WINDOW_DAYS", 30, minimum=1)
 UTAG_VERIFY_AFTER_DAYS = env_int("UTAG_VERIFY_AFTER_DAYS", 14, minimum=0)
 UTAG_VERIFY_MIN_EVIDENCE = env_int("UTAG_VERIFY_MIN_EVIDENCE", 3, minimum=1)
+
+# The nightly review (`supervision.nightly_review`) runs these services in order, each called with
+# `day=`; add a step here (tags, trajectory audits) rather than in the task.
+NIGHTLY_REVIEW_STEPS = ("supervision.gauge.services.gauge_compute",)
+# The overlap lock expires after this long, so a killed worker cannot block later nights.
+NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)
 
 LOGGING = {
     "version": 1,

@@ -18,4 +18,5 @@ urlpatterns = [
     path("api/v1/", include(tag_urls.urlpatterns)),
     path("feedback/", include(tag_urls.feedback_urlpatterns)),
     path("feedback/", include("supervision.feedback.urls")),
+    path("api/v1/", include("supervision.gauge.urls")),
 ]

@@ -45,6 +45,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "tags.view_tagcontradiction",
         "tags.add_tagcontradiction",
         "tags.view_tagtransition",
+        "gauge.view_gaugesnapshot",
+        "gauge.view_targetband",
+        "gauge.view_suggestedcomment",
     ),
     Role.STAFF: (
         "supervision.view_session",
@@ -68,6 +71,8 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "tags.view_tagevidence",
         "tags.view_tagcontradiction",
         "tags.view_tagtransition",
+        "gauge.view_gaugesnapshot",
+        "gauge.view_targetband",
     ),
     Role.TRAINEE: (),
 }
