@@ -175,7 +175,10 @@ UTAG_VERIFY_MIN_EVIDENCE = env_int("UTAG_VERIFY_MIN_EVIDENCE", 3, minimum=1)
 
 # The nightly review (`supervision.nightly_review`) runs these services in order, each called with
 # `day=`; add a step here (tags, trajectory audits) rather than in the task.
-NIGHTLY_REVIEW_STEPS = ("supervision.gauge.services.gauge_compute",)
+NIGHTLY_REVIEW_STEPS = (
+    "supervision.gauge.services.gauge_compute",
+    "supervision.tags.nightly.tags_nightly",
+)
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)
 

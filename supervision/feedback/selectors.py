@@ -12,8 +12,11 @@ from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
 from supervision.feedback.models import CommentRead, CommentReply
+from supervision.gauge.models import GaugeSnapshot
+from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.models import CommentKind, Session, SupervisorComment, Turn
 from supervision.roles import trainee_filter
+from supervision.tags.views import tags_feedback_context
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
 
@@ -101,20 +104,21 @@ def feedback_comment(user, comment_id: int) -> SupervisorComment:
     return get_object_or_404(visible.select_related("turn__session"), pk=comment_id)
 
 
-# --- Connections to other capabilities ------------------------------------------------------------------
-# LEAD: these return nothing until the review gauge (supervision/gauge/), the trajectory audit
-# (supervision/trajectory/) and the tendency tags (supervision/tags/) are merged. Connect each to the
-# capability's own selector; the pages and charts already take the CONTRACT §6 shapes as plain dicts.
+# --- Other capabilities shown on these pages -------------------------------------------------------------
+
+TREND_SNAPSHOTS = 12
 
 
 def latest_gauge_for(trainee) -> dict | None:
     """The newest trainee-wide review-gauge snapshot (CONTRACT §6 shape), or None."""
-    return None
+    snapshot = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date").first()
+    return GaugeSnapshotSerializer(snapshot).data if snapshot else None
 
 
 def gauge_trend_for(trainee) -> list[dict]:
-    """Trainee-wide snapshots, newest first (CONTRACT §6 shape)."""
-    return []
+    """The latest trainee-wide snapshots, newest first (CONTRACT §6 shape)."""
+    snapshots = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date")
+    return GaugeSnapshotSerializer(snapshots[:TREND_SNAPSHOTS], many=True).data
 
 
 def audits_for(session) -> list[dict]:
@@ -123,6 +127,7 @@ def audits_for(session) -> list[dict]:
     return []
 
 
-def tags_for(trainee) -> dict | None:
-    """Context for the tags partials (``tags/_perspectives.html``), or None while tags are not merged."""
-    return None
+def tags_for(viewer, trainee) -> dict:
+    """Context for the tags partials: perspectives (observations already left out for a trainee) and,
+    for the trainee themself, the form to declare a focus."""
+    return tags_feedback_context(viewer=viewer, trainee_id=trainee.pk)

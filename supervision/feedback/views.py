@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
-from django.template import TemplateDoesNotExist
-from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -15,16 +13,6 @@ from supervision.roles import is_trainee
 from supervision.services import ServiceError
 
 # Provided by the tendency-tags capability (supervision/tags/); shown once it is merged.
-TAGS_PARTIAL = "tags/_perspectives.html"
-
-
-def _optional_template(name: str) -> str | None:
-    try:
-        get_template(name)
-    except TemplateDoesNotExist:
-        return None
-    return name
-
 
 @require_GET
 @login_required
@@ -37,8 +25,8 @@ def dashboard(request):
         "gauge": gauge,
         "gauge_rows": charts.category_rows(gauge) if gauge else [],
         "trend": selectors.gauge_trend_for(trainee) if trainee else [],
-        "tags": selectors.tags_for(trainee) if trainee else None,
-        "tags_partial": _optional_template(TAGS_PARTIAL),
+        "show_tags": trainee is not None,
+        **(selectors.tags_for(request.user, trainee) if trainee else {}),
     }
     return render(request, "feedback/dashboard.html", context)
 
