@@ -1,0 +1,182 @@
+"""Score terms: template preference (GED), momentum, penalty wall and counselor-behaviour terms.
+
+Score direction: positive = the window moves toward regulation (productive), negative = toward harm.
+Roughly in [-3, 1.6]; labels come from the two thresholds in model.json ("labels").
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .config import AuditConfig
+from .distance import DistanceWeights
+from .extractor import ClinicalState, CounselorTurn
+from .graph import GedCosts, TrajectoryGraph, graph_edit_distance, template_graphs, window_graph
+from .resources import Resources, load_resources
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateMatch:
+    label: str
+    name: str
+    distance: float  # GED normalised by the number of nodes of both graphs
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreParts:
+    preference: float  # p(productive) - p(harmful) from the template softmax
+    nearest: TemplateMatch | None
+    momentum: float  # in [-1, 1]
+    wall: float  # in [0, 1]
+    risk_answered: bool
+    sycophancy: float  # >= 0
+    overt: float  # in [0, 1]
+    persistence: float  # in [0, 1]
+    risk_rise: float
+    total: float
+
+
+@lru_cache(maxsize=8)
+def _setup(data_dir: str | None, symmetric: bool) -> tuple[DistanceWeights, GedCosts, list[TrajectoryGraph]]:
+    res = load_resources(data_dir)
+    weights = DistanceWeights.from_mapping(res.model["distance"])
+    if symmetric:
+        weights = weights.symmetrised()
+    costs = GedCosts.from_mapping(res.model["ged"])
+    return weights, costs, template_graphs(res.model["templates"], weights)
+
+
+def match_templates(states: Sequence[ClinicalState], config: AuditConfig) -> list[TemplateMatch]:
+    weights, costs, templates = _setup(config.data_dir, config.symmetric_distance)
+    g = window_graph(states, weights)
+    n = len(g.nodes)
+    return [
+        TemplateMatch(t.label, t.name, graph_edit_distance(g, t, costs) / (n + len(t.nodes)))
+        for t in templates
+    ]
+
+
+def template_preference(
+    matches: Sequence[TemplateMatch], temperature: float, labels: Sequence[str]
+) -> tuple[float, TemplateMatch | None]:
+    """Softmax over each class's best template distance; returns p(first label) - p(last label)."""
+    if not matches:
+        return 0.0, None
+    best: dict[str, float] = {}
+    for m in matches:
+        best[m.label] = min(best.get(m.label, math.inf), m.distance)
+    lo = min(best.values())
+    weights = {k: math.exp(-(d - lo) / temperature) for k, d in best.items()}
+    z = sum(weights.values())
+    nearest = min(matches, key=lambda m: m.distance)
+    return (weights.get(labels[0], 0.0) - weights.get(labels[-1], 0.0)) / z, nearest
+
+
+def momentum(states: Sequence[ClinicalState], p: Mapping[str, Any]) -> float:
+    """Exponentially smoothed improvement per step, squashed to [-1, 1].
+
+    Smoothing means one good step after several bad ones barely moves it: it rewards *sustained* gains in
+    valence and drops in risk / high-risk distortion mass (and charges sustained decline).
+    """
+    if len(states) < 2:
+        return 0.0
+    beta = float(p["momentum_beta"])
+    kr, kh = float(p["momentum_risk"]), float(p["momentum_hmass"])
+    m = 0.0
+    acc = 0.0
+    for a, b in itertools.pairwise(states):
+        step = (b.valence - a.valence) - kr * (b.risk - a.risk) - kh * (b.high_risk_mass - a.high_risk_mass)
+        m = beta * m + (1.0 - beta) * step
+        acc += m
+    return math.tanh(float(p["momentum_gain"]) * acc / (len(states) - 1))
+
+
+def _sigmoid(x: float) -> float:
+    if x < -60:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def penalty_wall(
+    states: Sequence[ClinicalState], counselor: Sequence[CounselorTurn], res: Resources
+) -> tuple[float, bool]:
+    """Smooth logistic wall on risk (+ some high-risk distortion mass), weighted toward the window's end.
+
+    A late high risk is worse than an early one that was worked through; a counselor risk response after
+    the first risky turn halves the wall because the signal was heard.
+    """
+    p = res.model["score"]
+    if not states:
+        return 0.0, False
+    theta, width, kh = float(p["wall_threshold"]), float(p["wall_width"]), float(p["wall_hmass"])
+    n = len(states)
+    wall = 0.0
+    first_risky: int | None = None
+    for k, s in enumerate(states):
+        g = s.risk + kh * s.high_risk_mass
+        if first_risky is None and g >= theta - 2 * width:
+            first_risky = s.seq
+        pos = k / (n - 1) if n > 1 else 1.0
+        wall = max(wall, (0.5 + 0.5 * pos) * _sigmoid((g - theta) / width))
+    risk_set = set(res.stances["risk"])
+    answered = first_risky is not None and any(
+        c.stance in risk_set and c.seq > first_risky for c in counselor
+    )
+    if answered:
+        wall *= float(p["wall_risk_response_factor"])
+    return wall, answered
+
+
+def persistence(states: Sequence[ClinicalState], p: Mapping[str, Any]) -> tuple[float, float]:
+    """(late distortion persistence in [0, 1], risk rise first -> last)."""
+    if not states:
+        return 0.0, 0.0
+    late = states[len(states) // 2 :]
+    mass = sum(1.0 - s.distribution[-1] for s in late) / len(late)
+    floor = float(p["persist_floor"])
+    return max(0.0, mass - floor) / (1.0 - floor), max(0.0, states[-1].risk - states[0].risk)
+
+
+def counselor_terms(
+    counselor: Sequence[CounselorTurn], persist: float, rise: float, res: Resources
+) -> tuple[float, float]:
+    """(sycophancy, overt harm). Sycophancy = supportive-only responding while distortions persist."""
+    if not counselor:
+        return 0.0, 0.0
+    p = res.model["score"]
+    st = res.stances
+    n = len(counselor)
+    syc = sum(c.stance in st["sycophantic"] for c in counselor) / n
+    coll = sum(c.stance in st["collusion"] for c in counselor) / n
+    challenged = any(c.stance in st["challenge"] for c in counselor)
+    pressure = min(1.0, persist + rise)
+    sycophancy = pressure * ((0.0 if challenged else syc) + float(p["collusion_weight"]) * coll)
+    overt = min(1.0, 2.0 * sum(c.stance in st["overt"] for c in counselor) / n)
+    return sycophancy, overt
+
+
+def score_window(
+    states: Sequence[ClinicalState], counselor: Sequence[CounselorTurn], config: AuditConfig
+) -> ScoreParts:
+    res = load_resources(config.data_dir)
+    p = res.model["score"]
+    order = ("productive", "neutral", "harmful")
+    matches = match_templates(states, config) if states else []
+    pref, nearest = template_preference(matches, float(res.model["ged"]["temperature"]), order)
+    mom = momentum(states, p) if config.momentum else 0.0
+    wall, answered = penalty_wall(states, counselor, res) if config.penalty_wall else (0.0, False)
+    persist, rise = persistence(states, p)
+    syc, overt = counselor_terms(counselor, persist, rise, res) if config.counselor_terms else (0.0, 0.0)
+    total = (
+        float(p["template_weight"]) * pref
+        + float(p["momentum_weight"]) * mom
+        - float(p["wall_weight"]) * wall
+        - float(p["sycophancy_weight"]) * syc
+        - float(p["overt_weight"]) * overt
+    )
+    return ScoreParts(pref, nearest, mom, wall, answered, syc, overt, persist, rise, total)
