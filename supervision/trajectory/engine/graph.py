@@ -23,10 +23,43 @@ _FORBIDDEN = 1e9
 
 @dataclass(frozen=True, slots=True)
 class TrajectoryGraph:
+    """Use build_graph(): the incident-edge summaries are precomputed once per graph, not per comparison."""
+
     nodes: np.ndarray  # (n, 4): valence, risk, high_risk_mass, position
     edges: Mapping[tuple[int, int], np.ndarray]  # (src, dst) -> (clinical, kl)
-    name: str = ""
-    label: str = ""
+    name: str
+    label: str
+    out_attr: np.ndarray  # (n, 2) mean attribute of outgoing edges
+    has_out: np.ndarray  # (n,) bool
+    in_attr: np.ndarray
+    has_in: np.ndarray
+    half_degree: np.ndarray  # (n,) half the number of incident edges (each edge is shared by two nodes)
+
+
+def _incident(n: int, edges: Mapping[tuple[int, int], np.ndarray], outgoing: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: mean attribute of its outgoing (or incoming) edges and whether it has any."""
+    acc = np.zeros((n, 2))
+    cnt = np.zeros(n)
+    for (src, dst), attr in edges.items():
+        k = src if outgoing else dst
+        acc[k] += attr
+        cnt[k] += 1
+    has = cnt > 0
+    acc[has] /= cnt[has, None]
+    return acc, has
+
+
+def build_graph(
+    nodes: np.ndarray, edges: Mapping[tuple[int, int], np.ndarray], name: str = "", label: str = ""
+) -> TrajectoryGraph:
+    n = len(nodes)
+    out_attr, has_out = _incident(n, edges, True)
+    in_attr, has_in = _incident(n, edges, False)
+    half = np.zeros(n)
+    for s, d in edges:
+        half[s] += 0.5
+        half[d] += 0.5
+    return TrajectoryGraph(nodes, edges, name, label, out_attr, has_out, in_attr, has_in, half)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +102,7 @@ def chain_graph(
         (i, i + 1): np.array([clinical_distance(points[i], points[i + 1], weights), kls[i]])
         for i in range(n - 1)
     }
-    return TrajectoryGraph(nodes, edges, name, label)
+    return build_graph(nodes, edges, name, label)
 
 
 def window_graph(states: Sequence[ClinicalState], weights: DistanceWeights) -> TrajectoryGraph:
@@ -90,26 +123,11 @@ def template_graphs(specs: Sequence[Mapping[str, Any]], weights: DistanceWeights
     return graphs
 
 
-def _incident(g: TrajectoryGraph, outgoing: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per node: mean attribute of its outgoing (or incoming) edges and whether it has any."""
-    n = len(g.nodes)
-    acc = np.zeros((n, 2))
-    cnt = np.zeros(n)
-    for (src, dst), attr in g.edges.items():
-        k = src if outgoing else dst
-        acc[k] += attr
-        cnt[k] += 1
-    has = cnt > 0
-    acc[has] /= cnt[has, None]
-    return acc, has
-
-
 def _local_edge_cost(g1: TrajectoryGraph, g2: TrajectoryGraph, c: GedCosts) -> np.ndarray:
     """Estimated edge cost of substituting node i by node j (half of each incident edge's cost)."""
     total = np.zeros((len(g1.nodes), len(g2.nodes)))
-    for outgoing in (True, False):
-        a1, h1 = _incident(g1, outgoing)
-        a2, h2 = _incident(g2, outgoing)
+    for a1, h1, a2, h2 in ((g1.out_attr, g1.has_out, g2.out_attr, g2.has_out),
+                           (g1.in_attr, g1.has_in, g2.in_attr, g2.has_in)):
         sub = np.abs(a1[:, None, :] - a2[None, :, :]) @ c.edge_weights
         both = h1[:, None] & h2[None, :]
         one = h1[:, None] ^ h2[None, :]
@@ -123,20 +141,13 @@ def _assignment_matrix(g1: TrajectoryGraph, g2: TrajectoryGraph, c: GedCosts) ->
     if n and m:
         sub = np.abs(g1.nodes[:, None, :] - g2.nodes[None, :, :]) @ c.node_weights
         big[:n, :m] = sub + _local_edge_cost(g1, g2, c)
-    deg1 = np.zeros(n)
-    deg2 = np.zeros(m)
-    for s, d in g1.edges:
-        deg1[s] += 0.5
-        deg1[d] += 0.5
-    for s, d in g2.edges:
-        deg2[s] += 0.5
-        deg2[d] += 0.5
-    dele = np.full((n, n), _FORBIDDEN)
-    np.fill_diagonal(dele, c.node_indel + deg1 * c.edge_indel)
-    ins = np.full((m, m), _FORBIDDEN)
-    np.fill_diagonal(ins, c.node_indel + deg2 * c.edge_indel)
-    big[:n, m:] = dele
-    big[n:, :m] = ins
+    # Deletion/insertion blocks: diagonal costs, everything else forbidden (bottom-right stays 0).
+    big[:n, m:] = _FORBIDDEN
+    big[n:, :m] = _FORBIDDEN
+    idx_n = np.arange(n)
+    idx_m = np.arange(m)
+    big[idx_n, m + idx_n] = c.node_indel + g1.half_degree * c.edge_indel
+    big[n + idx_m, idx_m] = c.node_indel + g2.half_degree * c.edge_indel
     return big
 
 
@@ -181,3 +192,64 @@ def edit_cost(g1: TrajectoryGraph, g2: TrajectoryGraph, mapping: Sequence[int | 
 def graph_edit_distance(g1: TrajectoryGraph, g2: TrajectoryGraph, costs: GedCosts) -> float:
     """Approximate GED: Hungarian node assignment, then the exact cost of the induced edit path."""
     return edit_cost(g1, g2, node_mapping(g1, g2, costs), costs)
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateBank:
+    """Same-size templates stacked so one window is compared to all of them with a few numpy calls."""
+
+    graphs: tuple[TrajectoryGraph, ...]
+    nodes: np.ndarray  # (T, m, 4)
+    out_attr: np.ndarray  # (T, m, 2)
+    has_out: np.ndarray  # (T, m)
+    in_attr: np.ndarray
+    has_in: np.ndarray
+    insert_cost: np.ndarray  # (T, m)
+
+
+def template_bank(graphs: Sequence[TrajectoryGraph], c: GedCosts) -> TemplateBank:
+    sizes = {len(g.nodes) for g in graphs}
+    if len(sizes) != 1:
+        raise ValueError("templates in one bank must have the same number of nodes")
+    return TemplateBank(
+        tuple(graphs),
+        np.stack([g.nodes for g in graphs]),
+        np.stack([g.out_attr for g in graphs]),
+        np.stack([g.has_out for g in graphs]),
+        np.stack([g.in_attr for g in graphs]),
+        np.stack([g.has_in for g in graphs]),
+        np.stack([c.node_indel + g.half_degree * c.edge_indel for g in graphs]),
+    )
+
+
+def distances_to_bank(g: TrajectoryGraph, bank: TemplateBank, c: GedCosts) -> list[float]:
+    """graph_edit_distance(g, t) for every template t in the bank (same algorithm, batched set-up)."""
+    n, m = len(g.nodes), bank.nodes.shape[1]
+    count = len(bank.graphs)
+    big = np.zeros((count, n + m, n + m))
+    if n:
+        node_sub = np.abs(g.nodes[None, :, None, :] - bank.nodes[:, None, :, :]) @ c.node_weights
+        local = np.zeros_like(node_sub)
+        for a1, h1, a2, h2 in ((g.out_attr, g.has_out, bank.out_attr, bank.has_out),
+                               (g.in_attr, g.has_in, bank.in_attr, bank.has_in)):
+            sub = np.abs(a1[None, :, None, :] - a2[:, None, :, :]) @ c.edge_weights
+            both = h1[None, :, None] & h2[:, None, :]
+            one = h1[None, :, None] ^ h2[:, None, :]
+            local += np.where(both, sub, 0.0) + np.where(one, c.edge_indel, 0.0)
+        big[:, :n, :m] = node_sub + 0.5 * local
+        big[:, :n, m:] = _FORBIDDEN
+        idx_n = np.arange(n)
+        big[:, idx_n, m + idx_n] = c.node_indel + g.half_degree * c.edge_indel
+    big[:, n:, :m] = _FORBIDDEN
+    idx_m = np.arange(m)
+    big[:, n + idx_m, idx_m] = bank.insert_cost
+    out = []
+    for k, t in enumerate(bank.graphs):
+        mapping: list[int | None] = [None] * n
+        if n:
+            rows, cols = linear_sum_assignment(big[k])
+            for r, col in zip(rows.tolist(), cols.tolist(), strict=True):
+                if r < n and col < m:
+                    mapping[r] = col
+        out.append(edit_cost(g, t, mapping, c))
+    return out

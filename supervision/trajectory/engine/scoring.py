@@ -16,7 +16,7 @@ from typing import Any
 from .config import AuditConfig
 from .distance import DistanceWeights
 from .extractor import ClinicalState, CounselorTurn
-from .graph import GedCosts, TrajectoryGraph, graph_edit_distance, template_graphs, window_graph
+from .graph import GedCosts, TemplateBank, distances_to_bank, template_bank, template_graphs, window_graph
 from .resources import Resources, load_resources
 
 
@@ -42,22 +42,27 @@ class ScoreParts:
 
 
 @lru_cache(maxsize=8)
-def _setup(data_dir: str | None, symmetric: bool) -> tuple[DistanceWeights, GedCosts, list[TrajectoryGraph]]:
+def _setup(data_dir: str | None, symmetric: bool) -> tuple[DistanceWeights, GedCosts, list[TemplateBank]]:
     res = load_resources(data_dir)
     weights = DistanceWeights.from_mapping(res.model["distance"])
     if symmetric:
         weights = weights.symmetrised()
     costs = GedCosts.from_mapping(res.model["ged"])
-    return weights, costs, template_graphs(res.model["templates"], weights)
+    graphs = template_graphs(res.model["templates"], weights)
+    by_size: dict[int, list] = {}
+    for t in graphs:
+        by_size.setdefault(len(t.nodes), []).append(t)
+    return weights, costs, [template_bank(group, costs) for _, group in sorted(by_size.items())]
 
 
 def match_templates(states: Sequence[ClinicalState], config: AuditConfig) -> list[TemplateMatch]:
-    weights, costs, templates = _setup(config.data_dir, config.symmetric_distance)
+    weights, costs, banks = _setup(config.data_dir, config.symmetric_distance)
     g = window_graph(states, weights)
     n = len(g.nodes)
     return [
-        TemplateMatch(t.label, t.name, graph_edit_distance(g, t, costs) / (n + len(t.nodes)))
-        for t in templates
+        TemplateMatch(t.label, t.name, d / (n + len(t.nodes)))
+        for bank in banks
+        for t, d in zip(bank.graphs, distances_to_bank(g, bank, costs), strict=True)
     ]
 
 
