@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "portal",
     "taxonomy",
     "supervision",
+    "supervision.trajectory",
 ]
 
 MIDDLEWARE = [

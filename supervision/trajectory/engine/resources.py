@@ -101,3 +101,18 @@ def load_resources(data_dir: str | None = None) -> Resources:
         model=model,
         texts=texts,
     )
+
+
+ENGINE_RELEASE = "desg-1.1"
+
+
+@lru_cache(maxsize=4)
+def engine_version(data_dir: str | None = None) -> str:
+    """Release plus a digest of the rule files, so stored audits show which rules produced them."""
+    import hashlib
+
+    base = Path(data_dir) if data_dir else DATA_DIR
+    digest = hashlib.sha256()
+    for name in ("lexicon.json", "labels.json", "model.json", "explanations.json"):
+        digest.update((base / name).read_bytes())
+    return f"{ENGINE_RELEASE}+{digest.hexdigest()[:10]}"

@@ -1,0 +1,36 @@
+"""Reads for the trajectory audit (admin, pages, API call these, never the model directly)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supervision.models import Session
+from supervision.trajectory.models import TrajectoryAudit
+
+TRACE_FIELDS = ("seq", "utterance_id", "valence", "arousal", "risk")
+
+
+def trace_of(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The per-client-turn state trace shown to supervisors (a subset of the stored states)."""
+    return [{k: s.get(k) for k in TRACE_FIELDS} for s in states or ()]
+
+
+def audits_for(session: Session | int) -> list[dict[str, Any]]:
+    """The stored audits of one session in window order, in one query. The caller checks access."""
+    session_id = session if isinstance(session, int) else session.pk
+    rows = TrajectoryAudit.objects.filter(session_id=session_id).order_by("window_index")
+    return [
+        {
+            "window_index": a.window_index,
+            "first_seq": a.first_seq,
+            "last_seq": a.last_seq,
+            "label": a.label,
+            "score": a.score,
+            "explanation": a.explanation,
+            "sycophancy_turns": list(a.sycophancy_turns or ()),
+            "trace": trace_of(a.states),
+        }
+        for a in rows.only(
+            "window_index", "first_seq", "last_seq", "label", "score", "explanation", "sycophancy_turns", "states"
+        )
+    ]
