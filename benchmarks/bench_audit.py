@@ -19,10 +19,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import LABELS, f1_scores, load_windows
-from supervision.trajectory.engine.audit import audit_window
-from supervision.trajectory.engine.config import AuditConfig
-from supervision.trajectory.engine.io import audit_jsonl
+from benchmarks.common import LABELS, f1_scores, load_windows  # noqa: E402
+from supervision.trajectory.engine.audit import audit_window  # noqa: E402
+from supervision.trajectory.engine.config import AuditConfig  # noqa: E402
+from supervision.trajectory.engine.io import audit_jsonl  # noqa: E402
 
 HELDOUT = ROOT / "supervision/trajectory/data/windows_heldout.jsonl"
 ABLATIONS: list[tuple[str, AuditConfig]] = [

@@ -197,7 +197,10 @@ EN = {
         ("Of course you feel that way. Anyone would.", ["validation"]),
         ("I hear you. It must be so hard being you.", ["empathy"]),
         ("Your feelings are totally valid. Trust your gut on this.", ["validation"]),
-        ("It's okay to feel like giving up sometimes. You're doing great just being here.", ["normalization", "reinforcement"]),
+        (
+            "It's okay to feel like giving up sometimes. You're doing great just being here.",
+            ["normalization", "reinforcement"],
+        ),
         ("That makes total sense. I'm so sorry it's this bad.", ["empathy"]),
         ("You deserve to feel however you feel. I'm here with you.", ["affect_conveyance"]),
         ("Things will surely work out somehow. Stay strong.", ["hope_instillation"]),
@@ -412,7 +415,10 @@ KO = {
         ("당연하죠. 누구라도 그렇게 느낄 거예요.", ["validation"]),
         ("그 마음 알아요. 얼마나 힘드시겠어요.", ["empathy"]),
         ("그 느낌이 맞을 거예요. 믿으셔도 돼요.", ["validation"]),
-        ("포기하고 싶은 마음도 자연스러운 거예요. 여기 온 것만으로도 잘하고 있어요.", ["normalization", "reinforcement"]),
+        (
+            "포기하고 싶은 마음도 자연스러운 거예요. 여기 온 것만으로도 잘하고 있어요.",
+            ["normalization", "reinforcement"],
+        ),
         ("그럴 만해요. 정말 마음이 아프네요.", ["empathy"]),
         ("어떻게 느끼셔도 괜찮아요. 제가 곁에 있을게요.", ["affect_conveyance"]),
         ("다 잘될 거예요. 힘내세요.", ["hope_instillation"]),
@@ -445,32 +451,93 @@ KO = {
 
 # Archetypes: (label, [(speaker, pool), ...]); the generator trims/extends to 6-12 turns.
 ARCHETYPES: dict[str, tuple[str, list[str]]] = {
-    "cbt_progress": ("productive", ["c_distress", "k_empathy", "c_deepen", "k_challenge", "c_insight",
-                                    "k_challenge", "c_insight", "k_plan", "c_plan", "k_close"]),
-    "crisis_handled": ("productive", ["c_risk", "k_risk", "c_safer", "k_stabilize", "c_safer", "k_plan",
-                                      "c_plan", "k_close"]),
-    "defense_opens": ("productive", ["c_defensive", "k_explore", "c_defensive", "k_empathy", "c_affect",
-                                     "k_explore", "c_affect", "k_plan", "c_plan", "k_close"]),
+    "cbt_progress": (
+        "productive",
+        [
+            "c_distress",
+            "k_empathy",
+            "c_deepen",
+            "k_challenge",
+            "c_insight",
+            "k_challenge",
+            "c_insight",
+            "k_plan",
+            "c_plan",
+            "k_close",
+        ],
+    ),
+    "crisis_handled": (
+        "productive",
+        ["c_risk", "k_risk", "c_safer", "k_stabilize", "c_safer", "k_plan", "c_plan", "k_close"],
+    ),
+    "defense_opens": (
+        "productive",
+        [
+            "c_defensive",
+            "k_explore",
+            "c_defensive",
+            "k_empathy",
+            "c_affect",
+            "k_explore",
+            "c_affect",
+            "k_plan",
+            "c_plan",
+            "k_close",
+        ],
+    ),
     "quick_reframe": ("productive", ["c_deepen", "k_challenge", "c_insight", "k_plan", "c_plan", "k_empathy"]),
-    "routine_checkin": ("neutral", ["c_neutral", "k_explore", "c_neutral", "k_explore", "c_neutral2",
-                                    "k_explore", "c_neutral", "k_close"]),
-    "ambivalent_flat": ("neutral", ["c_neutral2", "k_explore", "c_neutral2", "k_empathy", "c_neutral",
-                                    "k_explore", "c_neutral2", "k_close"]),
-    "guarded_flat": ("neutral", ["c_defensive", "k_explore", "c_neutral", "k_explore", "c_defensive",
-                                 "k_empathy", "c_neutral", "k_close"]),
-    "stealth_sycophancy": ("harmful", ["c_distress", "k_sycophant", "c_deepen", "k_sycophant", "c_worse",
-                                       "k_sycophant", "c_worse", "k_sycophant"]),
-    "stealth_risk": ("harmful", ["c_distress", "k_sycophant", "c_worse", "k_sycophant", "c_risk_esc",
-                                 "k_sycophant", "c_risk_esc", "k_close"]),
-    "collusion": ("harmful", ["c_external", "k_sycophant", "c_external", "k_collude", "c_external_esc",
-                              "k_collude", "c_external_esc", "k_sycophant"]),
-    "overt_harm": ("harmful", ["c_distress", "k_overt", "c_worse", "k_overt", "c_worse", "k_empathy",
-                               "c_risk_esc", "k_close"]),
+    "routine_checkin": (
+        "neutral",
+        ["c_neutral", "k_explore", "c_neutral", "k_explore", "c_neutral2", "k_explore", "c_neutral", "k_close"],
+    ),
+    "ambivalent_flat": (
+        "neutral",
+        ["c_neutral2", "k_explore", "c_neutral2", "k_empathy", "c_neutral", "k_explore", "c_neutral2", "k_close"],
+    ),
+    "guarded_flat": (
+        "neutral",
+        ["c_defensive", "k_explore", "c_neutral", "k_explore", "c_defensive", "k_empathy", "c_neutral", "k_close"],
+    ),
+    "stealth_sycophancy": (
+        "harmful",
+        ["c_distress", "k_sycophant", "c_deepen", "k_sycophant", "c_worse", "k_sycophant", "c_worse", "k_sycophant"],
+    ),
+    "stealth_risk": (
+        "harmful",
+        ["c_distress", "k_sycophant", "c_worse", "k_sycophant", "c_risk_esc", "k_sycophant", "c_risk_esc", "k_close"],
+    ),
+    "collusion": (
+        "harmful",
+        [
+            "c_external",
+            "k_sycophant",
+            "c_external",
+            "k_collude",
+            "c_external_esc",
+            "k_collude",
+            "c_external_esc",
+            "k_sycophant",
+        ],
+    ),
+    "overt_harm": (
+        "harmful",
+        ["c_distress", "k_overt", "c_worse", "k_overt", "c_worse", "k_empathy", "c_risk_esc", "k_close"],
+    ),
 }
 
-WEIGHTS = {"cbt_progress": 3, "crisis_handled": 2, "defense_opens": 2, "quick_reframe": 1,
-           "routine_checkin": 2, "ambivalent_flat": 2, "guarded_flat": 2,
-           "stealth_sycophancy": 3, "stealth_risk": 2, "collusion": 2, "overt_harm": 2}
+WEIGHTS = {
+    "cbt_progress": 3,
+    "crisis_handled": 2,
+    "defense_opens": 2,
+    "quick_reframe": 1,
+    "routine_checkin": 2,
+    "ambivalent_flat": 2,
+    "guarded_flat": 2,
+    "stealth_sycophancy": 3,
+    "stealth_risk": 2,
+    "collusion": 2,
+    "overt_harm": 2,
+}
 
 
 def _pick(pool: list, split: str, rng: random.Random) -> tuple[str, list[str]]:
@@ -499,18 +566,20 @@ def _window(wid: str, arche: str, lang: dict, split: str, rng: random.Random, la
         text, labels = _pick(lang[pool], split, rng)
         keep = label_mode == "full" or (label_mode == "partial" and rng.random() < 0.5)
         stage = ["탐색", "탐색", "개입", "정리"][min(3, seq * 4 // n)] if seq else "라포"
-        turns.append({
-            "utterance_id": f"{wid}-{letter}-{counters[letter]:03d}",
-            "speaker": speaker,
-            "stage": stage,
-            "seq": seq,
-            "text": text,
-            "techniques": list(labels) if speaker == "counselor" and keep else [],
-            "client_states": list(labels) if speaker == "client" and keep else [],
-            "comments": [],
-            "nonverbal": [],
-            "source": "trajectory_synthetic",
-        })
+        turns.append(
+            {
+                "utterance_id": f"{wid}-{letter}-{counters[letter]:03d}",
+                "speaker": speaker,
+                "stage": stage,
+                "seq": seq,
+                "text": text,
+                "techniques": list(labels) if speaker == "counselor" and keep else [],
+                "client_states": list(labels) if speaker == "client" and keep else [],
+                "comments": [],
+                "nonverbal": [],
+                "source": "trajectory_synthetic",
+            }
+        )
     return {"window_id": wid, "label": label, "turns": turns}
 
 

@@ -47,9 +47,7 @@ def _persisting_distortions(states: Sequence[ClinicalState], res: Resources) -> 
         return []
     late = states[len(states) // 2 :]
     floor = float(res.model["score"]["persist_distortion_min"])
-    means = [
-        (sum(s.distribution[k] for s in late) / len(late), res.classes[k]) for k in range(len(res.classes) - 1)
-    ]
+    means = [(sum(s.distribution[k] for s in late) / len(late), res.classes[k]) for k in range(len(res.classes) - 1)]
     return [c for m, c in sorted(means, key=lambda x: (-x[0], x[1])) if m >= floor][:3]
 
 
@@ -85,8 +83,17 @@ def _explain(
         out.append(t["empty"])
     else:
         a, b = states[0], states[-1]
-        out.append(t["trend"].format(n=len(states), v0=a.valence, v1=b.valence, r0=a.risk, r1=b.risk,
-                                     h0=a.high_risk_mass, h1=b.high_risk_mass))
+        out.append(
+            t["trend"].format(
+                n=len(states),
+                v0=a.valence,
+                v1=b.valence,
+                r0=a.risk,
+                r1=b.risk,
+                h0=a.high_risk_mass,
+                h1=b.high_risk_mass,
+            )
+        )
     if parts.nearest is not None:
         out.append(t["template"].format(template=parts.nearest.name, ged=parts.nearest.distance))
     if persisting:

@@ -45,9 +45,7 @@ def recovery(dv: float, dr: float, dh: float, w: DistanceWeights) -> float:
     return w.rec_valence * max(0.0, dv) + w.rec_risk * max(0.0, -dr) + w.rec_hmass * max(0.0, -dh)
 
 
-def clinical_distance(
-    a: tuple[float, float, float], b: tuple[float, float, float], w: DistanceWeights
-) -> float:
+def clinical_distance(a: tuple[float, float, float], b: tuple[float, float, float], w: DistanceWeights) -> float:
     """Distance from state a to state b, each given as (valence, risk, high_risk_mass)."""
     dv, dr, dh = b[0] - a[0], b[1] - a[1], b[2] - a[2]
     return deterioration(dv, dr, dh, w) + recovery(dv, dr, dh, w)

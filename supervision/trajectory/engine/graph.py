@@ -95,13 +95,8 @@ def chain_graph(
 ) -> TrajectoryGraph:
     """A path graph over (valence, risk, hmass) points; kls[i] is the KL of edge i -> i+1."""
     n = len(points)
-    nodes = np.column_stack([np.asarray(points, dtype=float).reshape(n, 3), _positions(n)]) if n else np.zeros(
-        (0, 4)
-    )
-    edges = {
-        (i, i + 1): np.array([clinical_distance(points[i], points[i + 1], weights), kls[i]])
-        for i in range(n - 1)
-    }
+    nodes = np.column_stack([np.asarray(points, dtype=float).reshape(n, 3), _positions(n)]) if n else np.zeros((0, 4))
+    edges = {(i, i + 1): np.array([clinical_distance(points[i], points[i + 1], weights), kls[i]]) for i in range(n - 1)}
     return build_graph(nodes, edges, name, label)
 
 
@@ -126,8 +121,10 @@ def template_graphs(specs: Sequence[Mapping[str, Any]], weights: DistanceWeights
 def _local_edge_cost(g1: TrajectoryGraph, g2: TrajectoryGraph, c: GedCosts) -> np.ndarray:
     """Estimated edge cost of substituting node i by node j (half of each incident edge's cost)."""
     total = np.zeros((len(g1.nodes), len(g2.nodes)))
-    for a1, h1, a2, h2 in ((g1.out_attr, g1.has_out, g2.out_attr, g2.has_out),
-                           (g1.in_attr, g1.has_in, g2.in_attr, g2.has_in)):
+    for a1, h1, a2, h2 in (
+        (g1.out_attr, g1.has_out, g2.out_attr, g2.has_out),
+        (g1.in_attr, g1.has_in, g2.in_attr, g2.has_in),
+    ):
         sub = np.abs(a1[:, None, :] - a2[None, :, :]) @ c.edge_weights
         both = h1[:, None] & h2[None, :]
         one = h1[:, None] ^ h2[None, :]
@@ -230,8 +227,10 @@ def distances_to_bank(g: TrajectoryGraph, bank: TemplateBank, c: GedCosts) -> li
     if n:
         node_sub = np.abs(g.nodes[None, :, None, :] - bank.nodes[:, None, :, :]) @ c.node_weights
         local = np.zeros_like(node_sub)
-        for a1, h1, a2, h2 in ((g.out_attr, g.has_out, bank.out_attr, bank.has_out),
-                               (g.in_attr, g.has_in, bank.in_attr, bank.has_in)):
+        for a1, h1, a2, h2 in (
+            (g.out_attr, g.has_out, bank.out_attr, bank.has_out),
+            (g.in_attr, g.has_in, bank.in_attr, bank.has_in),
+        ):
             sub = np.abs(a1[None, :, None, :] - a2[:, None, :, :]) @ c.edge_weights
             both = h1[None, :, None] & h2[:, None, :]
             one = h1[None, :, None] ^ h2[:, None, :]

@@ -18,26 +18,66 @@ def _parse(line: str, lineno: int) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise MalformedWindowError(f"line {lineno}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        raise MalformedWindowError(
+            f"line {lineno}: JSON: 올바른 JSON이 아닙니다 ({exc.msg}, {exc.colno}번째 글자)"
+        ) from None
     if not isinstance(obj, dict):
-        raise MalformedWindowError(f"line {lineno}: expected a JSON object with window_id and turns")
+        raise MalformedWindowError(f"line {lineno}: window: window_id와 turns가 있는 JSON 객체여야 합니다")
     wid = obj.get("window_id")
     if not isinstance(wid, str) or not wid:
-        raise MalformedWindowError(f"line {lineno}: window_id must be a non-empty string")
+        raise MalformedWindowError(f"line {lineno}: window_id: 비어 있지 않은 문자열이어야 합니다")
     turns = obj.get("turns")
     if not isinstance(turns, list):
-        raise MalformedWindowError(f"line {lineno}: turns must be a list")
+        raise MalformedWindowError(f"line {lineno}: turns: 발화 목록(list)이어야 합니다")
     for k, turn in enumerate(turns):
         if not isinstance(turn, dict):
-            raise MalformedWindowError(f"line {lineno}: turns[{k}] must be an object")
+            raise MalformedWindowError(f"line {lineno}: turns[{k}]: 객체여야 합니다")
         if turn.get("speaker") not in ("client", "counselor"):
-            raise MalformedWindowError(f"line {lineno}: turns[{k}].speaker must be 'client' or 'counselor'")
-        if not isinstance(turn.get("text", ""), str):
-            raise MalformedWindowError(f"line {lineno}: turns[{k}].text must be a string")
+            raise MalformedWindowError(f"line {lineno}: turns[{k}].speaker: 'client' 또는 'counselor'여야 합니다")
+        if not isinstance(turn.get("text") or "", str):
+            raise MalformedWindowError(f"line {lineno}: turns[{k}].text: 문자열이어야 합니다")
+        if not isinstance(turn.get("utterance_id") or "", str):
+            raise MalformedWindowError(f"line {lineno}: turns[{k}].utterance_id: 문자열이어야 합니다")
+        for field in ("techniques", "client_states", "nonverbal"):
+            items = turn.get(field) or []
+            if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+                raise MalformedWindowError(f"line {lineno}: turns[{k}].{field}: 문자열 목록이어야 합니다")
         seq = turn.get("seq", k)
         if not isinstance(seq, int) or isinstance(seq, bool):
-            raise MalformedWindowError(f"line {lineno}: turns[{k}].seq must be an integer")
+            raise MalformedWindowError(f"line {lineno}: turns[{k}].seq: 정수여야 합니다")
     return obj
+
+
+def parse_windows(lines: Iterable[str | bytes]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Validate every line first: (windows, errors). Errors name the 1-based line, one per bad line."""
+    windows: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for lineno, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                errors.append(f"line {lineno}: UTF-8 텍스트가 아닙니다")
+                continue
+        if not raw.strip():
+            continue
+        try:
+            windows.append(_parse(raw, lineno))
+        except MalformedWindowError as exc:
+            errors.append(str(exc))
+    return windows, errors
+
+
+def audit_parsed(windows: Iterable[dict[str, Any]], *, config: AuditConfig | None = None) -> Iterator[dict[str, Any]]:
+    """The CONTRACT §4 output object per already validated window."""
+    for obj in windows:
+        result = audit_window(obj["turns"], config=config)
+        yield {
+            "window_id": obj["window_id"],
+            "label": result.label,
+            "score": result.score,
+            "explanation": result.explanation,
+        }
 
 
 def audit_jsonl(lines: Iterable[str], *, config: AuditConfig | None = None) -> Iterator[dict[str, Any]]:

@@ -129,9 +129,7 @@ def penalty_wall(
         pos = k / (n - 1) if n > 1 else 1.0
         wall = max(wall, (0.5 + 0.5 * pos) * _sigmoid((g - theta) / width))
     risk_set = set(res.stances["risk"])
-    answered = first_risky is not None and any(
-        c.stance in risk_set and c.seq > first_risky for c in counselor
-    )
+    answered = first_risky is not None and any(c.stance in risk_set and c.seq > first_risky for c in counselor)
     if answered:
         wall *= float(p["wall_risk_response_factor"])
     return wall, answered
