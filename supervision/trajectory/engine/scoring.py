@@ -158,7 +158,10 @@ def counselor_terms(
     coll = sum(c.stance in st["collusion"] for c in counselor) / n
     challenged = any(c.stance in st["challenge"] for c in counselor)
     pressure = min(1.0, persist + rise)
+    # Colluding (endorsing the distortion or the avoidance) is charged even before the client visibly worsens:
+    # in warm-sounding sessions the worsening often shows only after the window ends.
     sycophancy = pressure * ((0.0 if challenged else syc) + float(p["collusion_weight"]) * coll)
+    sycophancy += float(p["collusion_direct_weight"]) * coll
     overt = min(1.0, 2.0 * sum(c.stance in st["overt"] for c in counselor) / n)
     return sycophancy, overt
 
@@ -182,4 +185,13 @@ def score_window(
         - float(p["sycophancy_weight"]) * syc
         - float(p["overt_weight"]) * overt
     )
+    # "Productive" means movement away from distress; a window that never shows a problem (scheduling,
+    # small talk) can drift upward but has nothing to resolve, so its positive score is damped.
+    if total > 0 and states and problem_level(states) < float(p["problem_min"]):
+        total *= float(p["no_problem_factor"])
     return ScoreParts(pref, nearest, mom, wall, answered, syc, overt, persist, rise, total)
+
+
+def problem_level(states: Sequence[ClinicalState]) -> float:
+    """Largest sign of distress in the window: negative valence, risk or high-risk distortion mass."""
+    return max(max(-s.valence, s.risk, s.high_risk_mass) for s in states)
