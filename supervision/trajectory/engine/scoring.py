@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from .config import AuditConfig
-from .distance import DistanceWeights
+from .distance import DistanceWeights, deterioration, recovery
 from .extractor import ClinicalState, CounselorTurn
 from .graph import GedCosts, TemplateBank, distances_to_bank, template_bank, template_graphs, window_graph
 from .resources import Resources, load_resources
@@ -82,11 +82,14 @@ def template_preference(
     return (weights.get(labels[0], 0.0) - weights.get(labels[-1], 0.0)) / z, nearest
 
 
-def momentum(states: Sequence[ClinicalState], p: Mapping[str, Any]) -> float:
+def momentum(states: Sequence[ClinicalState], p: Mapping[str, Any], weights: DistanceWeights | None = None) -> float:
     """Exponentially smoothed improvement per step, squashed to [-1, 1].
 
     Smoothing means one good step after several bad ones barely moves it: it rewards *sustained* gains in
-    valence and drops in risk / high-risk distortion mass (and charges sustained decline).
+    valence and drops in risk / high-risk distortion mass (and charges sustained decline). With `weights`
+    each step is measured in the clinical distance (recovery earned at the rec_* rates, deterioration
+    charged at the det_* rates), so a slide and an equal recovery do not cancel out; that is where the
+    asymmetry of the distance reaches the score (the GED alone mostly sees node positions).
     """
     if len(states) < 2:
         return 0.0
@@ -95,7 +98,11 @@ def momentum(states: Sequence[ClinicalState], p: Mapping[str, Any]) -> float:
     m = 0.0
     acc = 0.0
     for a, b in itertools.pairwise(states):
-        step = (b.valence - a.valence) - kr * (b.risk - a.risk) - kh * (b.high_risk_mass - a.high_risk_mass)
+        dv, dr, dh = b.valence - a.valence, b.risk - a.risk, b.high_risk_mass - a.high_risk_mass
+        if weights is None:
+            step = dv - kr * dr - kh * dh
+        else:
+            step = recovery(dv, dr, dh, weights) - deterioration(dv, dr, dh, weights)
         m = beta * m + (1.0 - beta) * step
         acc += m
     return math.tanh(float(p["momentum_gain"]) * acc / (len(states) - 1))
@@ -174,7 +181,8 @@ def score_window(
     order = ("productive", "neutral", "harmful")
     matches = match_templates(states, config) if states else []
     pref, nearest = template_preference(matches, float(res.model["ged"]["temperature"]), order)
-    mom = momentum(states, p) if config.momentum else 0.0
+    weights = _setup(config.data_dir, config.symmetric_distance)[0] if p.get("momentum_directional") else None
+    mom = momentum(states, p, weights) if config.momentum else 0.0
     wall, answered = penalty_wall(states, counselor, res) if config.penalty_wall else (0.0, False)
     persist, rise = persistence(states, p)
     syc, overt = counselor_terms(counselor, persist, rise, res) if config.counselor_terms else (0.0, 0.0)
