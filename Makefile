@@ -40,3 +40,7 @@ lint: $(DEV_STAMP)
 format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# Trajectory audit: accuracy (dev + held-out), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
+bench-audit: $(STAMP)
+	$(PY) benchmarks/bench_audit.py

@@ -21,7 +21,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
-from supervision.trajectory.engine.audit import audit_window
+from supervision.trajectory.engine.audit import audit_windows
 from supervision.trajectory.engine.resources import engine_version
 from supervision.trajectory.models import TrajectoryAudit
 
@@ -92,32 +92,32 @@ def _turn_dicts(session_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
 
 def _audit_batch(session_ids: Sequence[int], now: dt.datetime, version: str) -> AuditRunSummary:
     turns_by_session = _turn_dicts(session_ids)
-    rows: list[TrajectoryAudit] = []
     kept: dict[int, int] = {}
     n_turns = 0
+    windows: list[tuple[int, int, list[dict[str, Any]]]] = []
     for session_id in session_ids:
         turns = turns_by_session.get(session_id, [])
         n_turns += len(turns)
         bounds = window_bounds(len(turns))
         kept[session_id] = len(bounds)
-        for index, (start, end) in enumerate(bounds):
-            window = turns[start:end]
-            result = audit_window(window)
-            rows.append(
-                TrajectoryAudit(
-                    session_id=session_id,
-                    window_index=index,
-                    first_seq=window[0]["seq"],
-                    last_seq=window[-1]["seq"],
-                    label=result.label,
-                    score=result.score,
-                    explanation=result.explanation,
-                    states=result.states,
-                    sycophancy_turns=result.sycophancy_turns,
-                    engine_version=version,
-                    computed_at=now,
-                )
-            )
+        windows += [(session_id, index, turns[start:end]) for index, (start, end) in enumerate(bounds)]
+    results = audit_windows([window for _, _, window in windows])
+    rows = [
+        TrajectoryAudit(
+            session_id=session_id,
+            window_index=index,
+            first_seq=window[0]["seq"],
+            last_seq=window[-1]["seq"],
+            label=result.label,
+            score=result.score,
+            explanation=result.explanation,
+            states=result.states,
+            sycophancy_turns=result.sycophancy_turns,
+            engine_version=version,
+            computed_at=now,
+        )
+        for (session_id, index, window), result in zip(windows, results, strict=True)
+    ]
     with transaction.atomic():
         if rows:
             TrajectoryAudit.objects.bulk_create(

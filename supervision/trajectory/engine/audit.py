@@ -9,7 +9,7 @@ from typing import Any
 from .config import DEFAULT_CONFIG, AuditConfig
 from .extractor import ClinicalState, CounselorTurn, classify_counselor, extract_state
 from .resources import Resources, load_resources
-from .scoring import ScoreParts, score_window
+from .scoring import ScoreParts, match_templates_many, score_window
 
 PRODUCTIVE, NEUTRAL, HARMFUL = "productive", "neutral", "harmful"
 
@@ -123,12 +123,37 @@ def _explain(
 
 def audit_window(turns: list[dict[str, Any]], *, config: AuditConfig | None = None) -> WindowAudit:
     """Audit one window of §2 turns (any order; sorted by seq)."""
+    return audit_windows([turns], config=config)[0]
+
+
+def audit_windows(
+    windows: Sequence[Sequence[Mapping[str, Any]]], *, config: AuditConfig | None = None, with_states: bool = True
+) -> list[WindowAudit]:
+    """audit_window() for many windows: the template matching of equal-length windows runs as one numpy
+    pass (same results as one by one). with_states=False leaves WindowAudit.states empty for callers that
+    only print label/score/explanation (the CLI), which saves rounding every distortion of every turn."""
     config = config or DEFAULT_CONFIG
     res = load_resources(config.data_dir)
-    ordered = sorted(turns, key=lambda t: int(t.get("seq", 0)))
-    states = [extract_state(t, config=config, res=res) for t in ordered if t.get("speaker") == "client"]
-    counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
-    parts = score_window(states, counselor, config)
+    prepared = []
+    for turns in windows:
+        ordered = sorted(turns, key=lambda t: int(t.get("seq", 0)))
+        states = [extract_state(t, config=config, res=res) for t in ordered if t.get("speaker") == "client"]
+        counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
+        prepared.append((states, counselor))
+    all_matches = match_templates_many([states for states, _ in prepared], config)
+    return [
+        _finish_audit(states, counselor, score_window(states, counselor, config, matches), res, with_states)
+        for (states, counselor), matches in zip(prepared, all_matches, strict=True)
+    ]
+
+
+def _finish_audit(
+    states: list[ClinicalState],
+    counselor: list[CounselorTurn],
+    parts: ScoreParts,
+    res: Resources,
+    with_states: bool,
+) -> WindowAudit:
     label = _label(parts.total, res.model["labels"])
     persisting = _persisting_distortions(states, res)
     stealth = _stealth_turns(label, parts, counselor, persisting, res)
@@ -136,7 +161,7 @@ def audit_window(turns: list[dict[str, Any]], *, config: AuditConfig | None = No
         label=label,
         score=round(parts.total, 4),
         explanation=_explain(label, parts, states, counselor, stealth, persisting, res),
-        states=[s.as_dict(res.classes) for s in states],
+        states=[s.as_dict(res.classes) for s in states] if with_states else [],
         sycophancy_turns=stealth,
         nearest_template=parts.nearest.name if parts.nearest else "",
         components={

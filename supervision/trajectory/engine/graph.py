@@ -34,6 +34,7 @@ class TrajectoryGraph:
     in_attr: np.ndarray
     has_in: np.ndarray
     half_degree: np.ndarray  # (n,) half the number of incident edges (each edge is shared by two nodes)
+    chain_edges: np.ndarray | None = None  # (n-1, 2) attributes of i -> i+1 when the graph is exactly a path
 
 
 def _incident(n: int, edges: Mapping[tuple[int, int], np.ndarray], outgoing: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -59,7 +60,10 @@ def build_graph(
     for s, d in edges:
         half[s] += 0.5
         half[d] += 0.5
-    return TrajectoryGraph(nodes, edges, name, label, out_attr, has_out, in_attr, has_in, half)
+    chain = None
+    if set(edges) == {(i, i + 1) for i in range(n - 1)}:
+        chain = np.array([edges[(i, i + 1)] for i in range(n - 1)], dtype=float).reshape(max(0, n - 1), 2)
+    return TrajectoryGraph(nodes, edges, name, label, out_attr, has_out, in_attr, has_in, half, chain)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +99,22 @@ def chain_graph(
 ) -> TrajectoryGraph:
     """A path graph over (valence, risk, hmass) points; kls[i] is the KL of edge i -> i+1."""
     n = len(points)
-    nodes = np.column_stack([np.asarray(points, dtype=float).reshape(n, 3), _positions(n)]) if n else np.zeros((0, 4))
-    edges = {(i, i + 1): np.array([clinical_distance(points[i], points[i + 1], weights), kls[i]]) for i in range(n - 1)}
-    return build_graph(nodes, edges, name, label)
+    if n == 0:
+        return build_graph(np.zeros((0, 4)), {}, name, label)
+    nodes = np.column_stack([np.asarray(points, dtype=float).reshape(n, 3), _positions(n)])
+    attrs = np.array(
+        [(clinical_distance(points[i], points[i + 1], weights), kls[i]) for i in range(n - 1)], dtype=float
+    ).reshape(n - 1, 2)
+    edges = {(i, i + 1): attrs[i] for i in range(n - 1)}
+    # What build_graph() would compute, without its per-edge Python loop (this runs once per window).
+    out_attr = np.zeros((n, 2))
+    out_attr[:-1] = attrs
+    in_attr = np.zeros((n, 2))
+    in_attr[1:] = attrs
+    idx = np.arange(n)
+    has_out, has_in = idx < n - 1, idx > 0
+    half = 0.5 * (has_out.astype(float) + has_in)
+    return TrajectoryGraph(nodes, edges, name, label, out_attr, has_out, in_attr, has_in, half, attrs)
 
 
 def window_graph(states: Sequence[ClinicalState], weights: DistanceWeights) -> TrajectoryGraph:
@@ -202,6 +219,9 @@ class TemplateBank:
     in_attr: np.ndarray
     has_in: np.ndarray
     insert_cost: np.ndarray  # (T, m)
+    chain_edges: np.ndarray | None = None  # (T, m-1, 2) when every template is a path
+    io_attr: np.ndarray | None = None  # (T, 2, m, 2): out_attr and in_attr stacked
+    io_has: np.ndarray | None = None  # (T, 2, m)
 
 
 def template_bank(graphs: Sequence[TrajectoryGraph], c: GedCosts) -> TemplateBank:
@@ -216,6 +236,9 @@ def template_bank(graphs: Sequence[TrajectoryGraph], c: GedCosts) -> TemplateBan
         np.stack([g.in_attr for g in graphs]),
         np.stack([g.has_in for g in graphs]),
         np.stack([c.node_indel + g.half_degree * c.edge_indel for g in graphs]),
+        np.stack([g.chain_edges for g in graphs]) if all(g.chain_edges is not None for g in graphs) else None,
+        np.stack([np.stack((g.out_attr, g.in_attr)) for g in graphs]),
+        np.stack([np.stack((g.has_out, g.has_in)) for g in graphs]),
     )
 
 
@@ -223,32 +246,136 @@ def distances_to_bank(g: TrajectoryGraph, bank: TemplateBank, c: GedCosts) -> li
     """graph_edit_distance(g, t) for every template t in the bank (same algorithm, batched set-up)."""
     n, m = len(g.nodes), bank.nodes.shape[1]
     count = len(bank.graphs)
-    big = np.zeros((count, n + m, n + m))
+    big = _static_blocks(bank, n, m, c).copy()
     if n:
         node_sub = np.abs(g.nodes[None, :, None, :] - bank.nodes[:, None, :, :]) @ c.node_weights
-        local = np.zeros_like(node_sub)
-        for a1, h1, a2, h2 in (
-            (g.out_attr, g.has_out, bank.out_attr, bank.has_out),
-            (g.in_attr, g.has_in, bank.in_attr, bank.has_in),
-        ):
-            sub = np.abs(a1[None, :, None, :] - a2[:, None, :, :]) @ c.edge_weights
-            both = h1[None, :, None] & h2[:, None, :]
-            one = h1[None, :, None] ^ h2[:, None, :]
-            local += np.where(both, sub, 0.0) + np.where(one, c.edge_indel, 0.0)
+        # Outgoing and incoming edge summaries in one broadcast: axis 1 is (out, in).
+        g_attr = np.stack((g.out_attr, g.in_attr))  # (2, n, 2)
+        g_has = np.stack((g.has_out, g.has_in))  # (2, n)
+        sub = np.abs(g_attr[None, :, :, None, :] - bank.io_attr[:, :, None, :, :]) @ c.edge_weights  # (T, 2, n, m)
+        both = g_has[None, :, :, None] & bank.io_has[:, :, None, :]
+        one = g_has[None, :, :, None] ^ bank.io_has[:, :, None, :]
+        local = np.where(both, sub, np.where(one, c.edge_indel, 0.0)).sum(axis=1)
         big[:, :n, :m] = node_sub + 0.5 * local
-        big[:, :n, m:] = _FORBIDDEN
         idx_n = np.arange(n)
         big[:, idx_n, m + idx_n] = c.node_indel + g.half_degree * c.edge_indel
-    big[:, n:, :m] = _FORBIDDEN
-    idx_m = np.arange(m)
-    big[:, n + idx_m, idx_m] = bank.insert_cost
-    out = []
-    for k, t in enumerate(bank.graphs):
-        mapping: list[int | None] = [None] * n
-        if n:
-            rows, cols = linear_sum_assignment(big[k])
-            for r, col in zip(rows.tolist(), cols.tolist(), strict=True):
-                if r < n and col < m:
-                    mapping[r] = col
-        out.append(edit_cost(g, t, mapping, c))
-    return out
+    # linear_sum_assignment returns rows in order, so the first n columns are the window nodes' images;
+    # an image >= m is a deletion.
+    cols = np.empty((count, n), dtype=np.intp)
+    for k in range(count):
+        cols[k] = linear_sum_assignment(big[k])[1][:n]
+    mappings = np.where(cols < m, cols, -1)
+    if g.chain_edges is not None and bank.chain_edges is not None:
+        return _chain_edit_costs(g, bank, mappings, c).tolist()
+    return [edit_cost(g, t, [int(j) if j >= 0 else None for j in mappings[k]], c) for k, t in enumerate(bank.graphs)]
+
+
+_STATIC: dict[tuple[int, int, int], np.ndarray] = {}
+
+
+def _static_blocks(bank: TemplateBank, n: int, m: int, c: GedCosts) -> np.ndarray:
+    """The parts of the (n+m)^2 assignment matrices that do not depend on the window: forbidden blocks,
+    template insertions and the free dummy-dummy block. Cached per bank and window size."""
+    key = (id(bank), n, m)
+    cached = _STATIC.get(key)
+    if cached is None:
+        cached = np.zeros((len(bank.graphs), n + m, n + m))
+        cached[:, :n, m:] = _FORBIDDEN
+        cached[:, n:, :m] = _FORBIDDEN
+        idx_m = np.arange(m)
+        cached[:, n + idx_m, idx_m] = bank.insert_cost
+        if len(_STATIC) > 256:
+            _STATIC.clear()
+        _STATIC[key] = cached
+    return cached
+
+
+def _chain_edit_costs(g: TrajectoryGraph, bank: TemplateBank, mappings: np.ndarray, c: GedCosts) -> np.ndarray:
+    """edit_cost for path graphs, all templates at once: an edge i -> i+1 is kept exactly when its ends map
+    to consecutive template nodes j -> j+1 (the mapping is injective, so no template edge is kept twice)."""
+    count, n = mappings.shape
+    m = bank.nodes.shape[1]
+    assigned = mappings >= 0
+    safe = np.where(assigned, mappings, 0)
+    tnodes = bank.nodes[np.arange(count)[:, None], safe]  # (T, n, 4)
+    node_sub = np.abs(g.nodes[None, :, :] - tnodes) @ c.node_weights
+    cost = np.where(assigned, node_sub, c.node_indel).sum(axis=1)
+    cost += c.node_indel * (m - assigned.sum(axis=1))
+    if n > 1:
+        src, dst = mappings[:, :-1], mappings[:, 1:]
+        kept = (src >= 0) & (dst == src + 1)
+        tedges = bank.chain_edges[np.arange(count)[:, None], np.where(kept, src, 0)]  # (T, n-1, 2)
+        edge_sub = np.abs(g.chain_edges[None, :, :] - tedges) @ c.edge_weights
+        cost += np.where(kept, edge_sub, c.edge_indel).sum(axis=1)
+        n_kept = kept.sum(axis=1)
+    else:
+        n_kept = np.zeros(count, dtype=np.intp)
+    cost += c.edge_indel * (max(0, m - 1) - n_kept)
+    return cost
+
+
+def window_arrays(
+    groups: Sequence[Sequence[tuple[float, float, float]]],
+    dists: Sequence[Sequence[Sequence[float]]],
+    weights: DistanceWeights,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes (B, n, 4) and chain edge attributes (B, n-1, 2) of B same-length windows, as window_graph()
+    builds them one by one: the clinical distance and smoothed KL of every step, computed array-wise."""
+    pts = np.asarray(groups, dtype=float)  # (B, n, 3)
+    b, n = pts.shape[:2]
+    nodes = np.concatenate([pts, np.broadcast_to(_positions(n), (b, n))[:, :, None]], axis=2)
+    d = pts[:, 1:] - pts[:, :-1]
+    dv, dr, dh = d[..., 0], d[..., 1], d[..., 2]
+    w = weights
+    det = w.det_valence * np.maximum(0.0, -dv) + w.det_risk * np.maximum(0.0, dr) + w.det_hmass * np.maximum(0.0, dh)
+    rec = w.rec_valence * np.maximum(0.0, dv) + w.rec_risk * np.maximum(0.0, -dr) + w.rec_hmass * np.maximum(0.0, -dh)
+    p = np.asarray(dists, dtype=float)  # (B, n, K)
+    eps = w.kl_epsilon
+    s = (p + eps) / (1.0 + eps * p.shape[2])
+    kl = ((s[:, :-1] - s[:, 1:]) * np.log(s[:, :-1] / s[:, 1:])).sum(axis=2)
+    return nodes, np.stack([det + rec, kl], axis=2)
+
+
+def chain_distances(nodes: np.ndarray, edges: np.ndarray, bank: TemplateBank, c: GedCosts) -> np.ndarray:
+    """(B, T) approximate GEDs between B path-graph windows of n nodes and the bank's path templates.
+
+    The same algorithm as distances_to_bank() (Hungarian assignment on the Riesen-Bunke cost matrix, then the
+    exact cost of the induced edit path), with the cost matrices of all windows built in one numpy pass;
+    only the assignments themselves run one by one.
+    """
+    b, n = nodes.shape[:2]
+    count, m = bank.nodes.shape[:2]
+    idx = np.arange(n)
+    has_out, has_in = idx < n - 1, idx > 0
+    g_attr = np.zeros((b, 2, n, 2))
+    g_attr[:, 0, :-1] = edges
+    g_attr[:, 1, 1:] = edges
+    g_has = np.stack((has_out, has_in))  # (2, n)
+    node_sub = np.abs(nodes[:, None, :, None, :] - bank.nodes[None, :, None, :, :]) @ c.node_weights  # (B,T,n,m)
+    sub = np.abs(g_attr[:, None, :, :, None, :] - bank.io_attr[None, :, :, None, :, :]) @ c.edge_weights
+    both = g_has[None, None, :, :, None] & bank.io_has[None, :, :, None, :]
+    one = g_has[None, None, :, :, None] ^ bank.io_has[None, :, :, None, :]
+    local = np.where(both, sub, np.where(one, c.edge_indel, 0.0)).sum(axis=2)
+    big = np.broadcast_to(_static_blocks(bank, n, m, c), (b, count, n + m, n + m)).copy()
+    big[:, :, :n, :m] = node_sub + 0.5 * local
+    half = 0.5 * (has_out.astype(float) + has_in)
+    big[:, :, idx, m + idx] = c.node_indel + half * c.edge_indel
+    cols = np.empty((b, count, n), dtype=np.intp)
+    flat_big = big.reshape(b * count, n + m, n + m)
+    flat_cols = cols.reshape(b * count, n)
+    for k in range(b * count):
+        flat_cols[k] = linear_sum_assignment(flat_big[k])[1][:n]
+    mapping = np.where(cols < m, cols, -1)
+    assigned = mapping >= 0
+    safe = np.where(assigned, mapping, 0)
+    chosen = np.take_along_axis(node_sub, safe[..., None], axis=3)[..., 0]
+    cost = np.where(assigned, chosen, c.node_indel).sum(axis=2) + c.node_indel * (m - assigned.sum(axis=2))
+    n_kept = np.zeros((b, count))
+    if n > 1:
+        src, dst = mapping[..., :-1], mapping[..., 1:]
+        kept = (src >= 0) & (dst == src + 1)
+        tedges = bank.chain_edges[np.arange(count)[None, :, None], np.where(kept, src, 0)]  # (B,T,n-1,2)
+        edge_sub = np.abs(edges[:, None, :, :] - tedges) @ c.edge_weights
+        cost += np.where(kept, edge_sub, c.edge_indel).sum(axis=2)
+        n_kept = kept.sum(axis=2)
+    return cost + c.edge_indel * (max(0, m - 1) - n_kept)

@@ -6,12 +6,15 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .audit import audit_window
+from .audit import audit_windows
 from .config import AuditConfig
 
 
 class MalformedWindowError(ValueError):
     """A malformed input line; the message starts with "line N:"."""
+
+
+_LIST_FIELDS = ("techniques", "client_states", "nonverbal")
 
 
 def _parse(line: str, lineno: int) -> dict[str, Any]:
@@ -38,9 +41,9 @@ def _parse(line: str, lineno: int) -> dict[str, Any]:
             raise MalformedWindowError(f"line {lineno}: turns[{k}].text: 문자열이어야 합니다")
         if not isinstance(turn.get("utterance_id") or "", str):
             raise MalformedWindowError(f"line {lineno}: turns[{k}].utterance_id: 문자열이어야 합니다")
-        for field in ("techniques", "client_states", "nonverbal"):
-            items = turn.get(field) or []
-            if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+        for field in _LIST_FIELDS:
+            items = turn.get(field)
+            if items and (not isinstance(items, list) or any(type(x) is not str for x in items)):
                 raise MalformedWindowError(f"line {lineno}: turns[{k}].{field}: 문자열 목록이어야 합니다")
         seq = turn.get("seq", k)
         if not isinstance(seq, int) or isinstance(seq, bool):
@@ -68,32 +71,48 @@ def parse_windows(lines: Iterable[str | bytes]) -> tuple[list[dict[str, Any]], l
     return windows, errors
 
 
+BATCH = 256  # windows audited together (see audit_windows); bounds memory for large inputs
+
+
+def _result(obj: dict[str, Any], audit: Any) -> dict[str, Any]:
+    return {"window_id": obj["window_id"], "label": audit.label, "score": audit.score, "explanation": audit.explanation}
+
+
 def audit_parsed(windows: Iterable[dict[str, Any]], *, config: AuditConfig | None = None) -> Iterator[dict[str, Any]]:
-    """The CONTRACT §4 output object per already validated window."""
+    """The CONTRACT §4 output object per already validated window, in input order."""
+    batch: list[dict[str, Any]] = []
     for obj in windows:
-        result = audit_window(obj["turns"], config=config)
-        yield {
-            "window_id": obj["window_id"],
-            "label": result.label,
-            "score": result.score,
-            "explanation": result.explanation,
-        }
+        batch.append(obj)
+        if len(batch) == BATCH:
+            yield from _audit_batch(batch, config)
+            batch = []
+    if batch:
+        yield from _audit_batch(batch, config)
+
+
+def _audit_batch(batch: list[dict[str, Any]], config: AuditConfig | None) -> Iterator[dict[str, Any]]:
+    audits = audit_windows([obj["turns"] for obj in batch], config=config, with_states=False)
+    for obj, audit in zip(batch, audits, strict=True):
+        yield _result(obj, audit)
 
 
 def audit_jsonl(lines: Iterable[str], *, config: AuditConfig | None = None) -> Iterator[dict[str, Any]]:
     """Yield {"window_id", "label", "score", "explanation"} per non-blank input line.
 
     Raises ValueError naming the 1-based line number on the first malformed line; windows before it have
-    already been yielded, so callers that need all-or-nothing should collect first.
+    already been yielded, so callers that need all-or-nothing should collect first (or use parse_windows).
     """
+    batch: list[dict[str, Any]] = []
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        obj = _parse(line, lineno)
-        result = audit_window(obj["turns"], config=config)
-        yield {
-            "window_id": obj["window_id"],
-            "label": result.label,
-            "score": result.score,
-            "explanation": result.explanation,
-        }
+        try:
+            batch.append(_parse(line, lineno))
+        except MalformedWindowError:
+            yield from audit_parsed(batch, config=config)
+            raise
+        if len(batch) == BATCH:
+            yield from _audit_batch(batch, config)
+            batch = []
+    if batch:
+        yield from _audit_batch(batch, config)

@@ -37,6 +37,7 @@ class StanceCue:
 class Resources:
     classes: tuple[str, ...]  # 10 distortions + none (last)
     severity: np.ndarray  # per class, none = 0
+    severity_weights: tuple[float, ...]  # the same as plain floats (hot path)
     names_ko: Mapping[str, str]
     client_lexicon: PhraseMatcher[Effect]
     counselor_lexicon: PhraseMatcher[StanceCue]
@@ -91,6 +92,7 @@ def load_resources(data_dir: str | None = None) -> Resources:
     return Resources(
         classes=classes,
         severity=severity,
+        severity_weights=tuple(float(x) for x in severity),
         names_ko=model["distortion_names_ko"],
         client_lexicon=PhraseMatcher(client_entries, negation, intens),
         counselor_lexicon=PhraseMatcher(counselor_entries, negation, intens),

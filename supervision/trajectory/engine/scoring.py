@@ -16,7 +16,16 @@ from typing import Any
 from .config import AuditConfig
 from .distance import DistanceWeights, deterioration, recovery
 from .extractor import ClinicalState, CounselorTurn
-from .graph import GedCosts, TemplateBank, distances_to_bank, template_bank, template_graphs, window_graph
+from .graph import (
+    GedCosts,
+    TemplateBank,
+    chain_distances,
+    distances_to_bank,
+    template_bank,
+    template_graphs,
+    window_arrays,
+    window_graph,
+)
 from .resources import Resources, load_resources
 
 
@@ -64,6 +73,35 @@ def match_templates(states: Sequence[ClinicalState], config: AuditConfig) -> lis
         for bank in banks
         for t, d in zip(bank.graphs, distances_to_bank(g, bank, costs), strict=True)
     ]
+
+
+def match_templates_many(windows: Sequence[Sequence[ClinicalState]], config: AuditConfig) -> list[list[TemplateMatch]]:
+    """match_templates() for many windows at once (windows of equal length share one numpy pass)."""
+    weights, costs, banks = _setup(config.data_dir, config.symmetric_distance)
+    out: list[list[TemplateMatch]] = [[] for _ in windows]
+    by_length: dict[int, list[int]] = {}
+    for k, states in enumerate(windows):
+        if states:
+            by_length.setdefault(len(states), []).append(k)
+    chains = all(bank.chain_edges is not None for bank in banks)
+    for n, members in by_length.items():
+        if not chains:  # templates that are not paths: the one-by-one algorithm
+            for k in members:
+                out[k] = match_templates(windows[k], config)
+            continue
+        nodes, edges = window_arrays(
+            [[(s.valence, s.risk, s.high_risk_mass) for s in windows[k]] for k in members],
+            [[s.distribution for s in windows[k]] for k in members],
+            weights,
+        )
+        for bank in banks:
+            m = bank.nodes.shape[1]
+            dist = chain_distances(nodes, edges, bank, costs).tolist()
+            for row, k in zip(dist, members, strict=True):
+                out[k].extend(
+                    TemplateMatch(t.label, t.name, d / (n + m)) for t, d in zip(bank.graphs, row, strict=True)
+                )
+    return out
 
 
 def template_preference(
@@ -174,12 +212,17 @@ def counselor_terms(
 
 
 def score_window(
-    states: Sequence[ClinicalState], counselor: Sequence[CounselorTurn], config: AuditConfig
+    states: Sequence[ClinicalState],
+    counselor: Sequence[CounselorTurn],
+    config: AuditConfig,
+    matches: Sequence[TemplateMatch] | None = None,
 ) -> ScoreParts:
+    """All score terms of one window; `matches` may come precomputed from match_templates_many()."""
     res = load_resources(config.data_dir)
     p = res.model["score"]
     order = ("productive", "neutral", "harmful")
-    matches = match_templates(states, config) if states else []
+    if matches is None:
+        matches = match_templates(states, config) if states else []
     pref, nearest = template_preference(matches, float(res.model["ged"]["temperature"]), order)
     weights = _setup(config.data_dir, config.symmetric_distance)[0] if p.get("momentum_directional") else None
     mom = momentum(states, p, weights) if config.momentum else 0.0

@@ -236,3 +236,36 @@ def test_audit_jsonl_names_the_malformed_line(line, message):
     good = json.dumps({"window_id": "W1", "turns": STEALTH})
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         list(audit_jsonl([good, line]))
+
+
+def test_batched_audit_gives_the_one_by_one_results():
+    from pathlib import Path
+
+    from supervision.trajectory.engine.audit import audit_windows
+
+    data = Path(__file__).resolve().parent.parent / "data" / "windows_tune.jsonl"
+    windows = [json.loads(line)["turns"] for line in data.read_text(encoding="utf-8").splitlines()[:40]]
+    windows.append([])  # no client turn at all
+    batched = audit_windows(windows)
+    for turns, got in zip(windows, batched, strict=True):
+        one = audit_window(turns)
+        assert (got.label, got.explanation, got.states) == (one.label, one.explanation, one.states)
+        assert got.score == pytest.approx(one.score, abs=1e-9)
+
+
+def test_chain_distances_match_the_generic_ged():
+    from supervision.trajectory.engine.graph import chain_distances, window_arrays
+    from supervision.trajectory.engine.scoring import _setup
+
+    weights, costs, banks = _setup(None, False)
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5, 8):
+        pts = rng.uniform([-1, 0, 0], [1, 1, 1], size=(3, n, 3))
+        dists = rng.dirichlet(np.ones(11), size=(3, n))
+        nodes, edges = window_arrays(pts.tolist(), dists.tolist(), weights)
+        got = chain_distances(nodes, edges, banks[0], costs)
+        for b in range(3):
+            kls = edges[b, :, 1].tolist()
+            g = chain_graph([tuple(p) for p in pts[b]], kls, weights)
+            want = [graph_edit_distance(g, t, costs) for t in banks[0].graphs]
+            assert got[b].tolist() == pytest.approx(want, abs=1e-9)
