@@ -101,17 +101,13 @@ class PhraseMatcher(Generic[P]):
         # Longest first so "want to die" wins over "die" and "죽고 싶지 않" over "죽고 싶".
         self._en = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in en.items()}
         self._ko = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in ko.items()}
-        # The same phrases compiled into trie-shaped regexes, so the scan runs in the regex engine (profiled:
-        # the per-character Python loop was the extractor's largest cost). A greedy optional after every
-        # phrase end makes the match at each position the longest phrase there, as in the loops above.
+        # Korean phrases compiled into one trie-shaped regex, so the substring scan runs in the regex engine
+        # (profiled: the per-character Python loop cost more). A greedy optional after every phrase end
+        # makes the match at each position the longest phrase there, as in the English token loop.
         self._ko_payload: dict[str, P] = {}
         for cands in self._ko.values():
             for phrase, payload in cands:
                 self._ko_payload.setdefault(phrase, payload)
-        self._en_payload: dict[str, P] = {}
-        for cands in self._en.values():
-            for toks, payload in cands:
-                self._en_payload.setdefault(" ".join(toks), payload)
         # A word's intensifier factor is the largest of all intensifiers it starts with ("너무나" also starts
         # with "너무"); the longest-prefix regex plus this table gives exactly that in one match.
         ko_int = intensifiers.ko
@@ -120,32 +116,33 @@ class PhraseMatcher(Generic[P]):
             "|".join(re.escape(k) for k in sorted(ko_int, key=len, reverse=True)) if ko_int else "(?!)"
         )
         self._ko_re = re.compile(_trie_pattern([list(p) for p in self._ko_payload], "")) if ko else None
-        self._en_re = (
-            re.compile(r"(?<![^ ])" + _trie_pattern([p.split(" ") for p in self._en_payload], " ") + r"(?![^ ])")
-            if en
-            else None
-        )
 
     def scan(self, text: str) -> list[Hit[P]]:
         text = normalise(text)
         hits: list[Hit[P]] = []
-        if self._en_re is not None and _ASCII_RE.search(text):
+        if self._en and _ASCII_RE.search(text):
             self._scan_en(tokenize(text), hits)
         if self._ko_re is not None and _HANGUL_RE.search(text):
             self._scan_ko(text, hits)
         return hits
 
     def _scan_en(self, toks: list[str], hits: list[Hit[P]]) -> None:
-        joined = " ".join(toks)
-        token_at: dict[int, int] = {}
-        pos = 0
-        for i, tok in enumerate(toks):
-            token_at[pos] = i
-            pos += len(tok) + 1
-        payloads = self._en_payload
-        for match in self._en_re.finditer(joined):
-            i = token_at[match.start()]
-            hits.append(Hit(payloads[match.group()], self._en_negated(toks, i), self._en_scale(toks, i)))
+        # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens.
+        index = self._en
+        i, n = 0, len(toks)
+        while i < n:
+            cands = index.get(toks[i])
+            if cands:
+                for phrase, payload in cands:
+                    k = len(phrase)
+                    if k == 1 or tuple(toks[i : i + k]) == phrase:
+                        hits.append(Hit(payload, self._en_negated(toks, i), self._en_scale(toks, i)))
+                        i += k
+                        break
+                else:
+                    i += 1
+                continue
+            i += 1
 
     def _en_negated(self, toks: list[str], i: int) -> bool:
         for j in range(i - 1, max(-1, i - 1 - self._negation.en_window), -1):
