@@ -49,3 +49,6 @@ bench-pages: $(DEV_STAMP)
 # Review gauge over 1,000,000 generated turns vs one hand-written GROUP BY (database: DATABASE_URL name + _bench).
 bench-gauge: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/bench_gauge.py
+# Trajectory audit: accuracy (dev + held-out), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
+bench-audit: $(STAMP)
+	$(PY) benchmarks/bench_audit.py

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "supervision.tags",
     "supervision.feedback",
     "supervision.gauge",
+    "supervision.trajectory",
 ]
 
 MIDDLEWARE = [
@@ -178,6 +179,7 @@ UTAG_VERIFY_MIN_EVIDENCE = env_int("UTAG_VERIFY_MIN_EVIDENCE", 3, minimum=1)
 NIGHTLY_REVIEW_STEPS = (
     "supervision.gauge.services.gauge_compute",
     "supervision.tags.nightly.tags_nightly",
+    "supervision.trajectory.services.trajectory_nightly",
 )
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)

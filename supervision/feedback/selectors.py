@@ -17,6 +17,7 @@ from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.models import CommentKind, Session, SupervisorComment, Turn
 from supervision.roles import trainee_filter
 from supervision.tags.views import tags_feedback_context
+from supervision.trajectory.selectors import audits_for as trajectory_audits_for
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
 
@@ -124,7 +125,7 @@ def gauge_trend_for(trainee) -> list[dict]:
 def audits_for(session) -> list[dict]:
     """Trajectory-audit windows of a session: ``{"label","score","explanation","risk_threshold",
     "trace": [{"seq","utterance_id","valence","arousal","risk"}]}``."""
-    return []
+    return trajectory_audits_for(session)
 
 
 def tags_for(viewer, trainee) -> dict:

@@ -14,6 +14,7 @@ from supervision.services import ServiceError
 
 # Provided by the tendency-tags capability (supervision/tags/); shown once it is merged.
 
+
 @require_GET
 @login_required
 def dashboard(request):
