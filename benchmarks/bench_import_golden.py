@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.bench_db import use_bench_database  # noqa: E402
+from benchmarks.bench_db import use_bench_database
 
 use_bench_database()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
