@@ -8,7 +8,6 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from supervision import rules
 from supervision.models import (
-    CommentKind,
     Session,
     Severity,
     SupervisorComment,
@@ -61,8 +60,9 @@ class CommentForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         deviation = {key: data[key] for key in rules.INTENT_DEVIATION_KEYS if data.get(key)}
-        if deviation and data.get("kind") != CommentKind.CRITIQUE:
-            raise forms.ValidationError(_("평가 차원·권장·실제·심각도는 논평(critique)에만 적을 수 있습니다."))
+        kind_problem = rules.intent_deviation_kind_problem(data.get("kind"), deviation)
+        if kind_problem:
+            raise forms.ValidationError(kind_problem)
         for key, message in rules.intent_deviation_problems(deviation):
             self.add_error(key if key in self.fields else None, message)
         self.instance.intent_deviation = deviation
