@@ -2,7 +2,9 @@
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
 from django.db.models import Count
+from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -185,6 +187,26 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
         if not change:
             obj.written_by = request.user
         super().save_model(request, obj, form, change)
+
+    def _history_visible(self, request, object_id) -> bool:
+        # simple_history falls back to the historical rows when the object is not in get_queryset, which
+        # would show another trainee's (or a deleted) comment; scope its history by the turn it was on.
+        try:
+            comment_id = int(unquote(object_id))
+        except (TypeError, ValueError):
+            return False
+        ever_on = SupervisorComment.history.filter(id=comment_id).values("turn_id")
+        return Turn.objects.filter(trainee_filter(request.user, "session__trainee"), pk__in=ever_on).exists()
+
+    def history_view(self, request, object_id, extra_context=None):
+        if not self._history_visible(request, object_id):
+            raise Http404
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        if not self._history_visible(request, object_id):
+            raise Http404
+        return super().history_form_view(request, object_id, version_id, extra_context)
 
 
 @admin.register(TraineeAssignment)
