@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from supervision import selectors
 from supervision.api import permissions
+from supervision.api.pagination import PortalPagination
 from supervision.api.serializers import (
     CommentCreateSerializer,
     CommentDetailSerializer,
@@ -89,6 +90,7 @@ class NDJSONRenderer(renderers.BaseRenderer):
 )
 class SessionViewSet(viewsets.ReadOnlyModelViewSet):
     permission_classes = (permissions.READ,)
+    pagination_class = PortalPagination
     lookup_value_regex = "[0-9]+"
     filterset_class = SessionFilter
 
@@ -151,6 +153,7 @@ class CommentViewSet(
     viewsets.GenericViewSet,
 ):
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    pagination_class = PortalPagination
     lookup_value_regex = "[0-9]+"
     filterset_fields = ()
     permissions_by_action = {

@@ -16,6 +16,13 @@ ROLES = ("anonymous", "trainee_a", "trainee_b", "supervisor_a", "supervisor_b", 
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # The cast's five passwords cost seconds per test with the production hasher; what is tested here is
+    # who may do what, not hashing.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     # Throttle counters live in the cache (Redis under test); one test's requests must not limit the next.
     cache.clear()
@@ -31,8 +38,8 @@ def import_session(code: str, turns: int, trainee: str, **fields) -> Session:
     return Session.objects.get(code=code)
 
 
-def add_comments(session: Session, supervisor, *, suggestion: bool = True) -> SupervisorComment:
-    first = session.turns.order_by("seq").first()
+def add_comments(session: Session, supervisor, *, turn=None, suggestion: bool = True) -> SupervisorComment:
+    first = turn or session.turns.order_by("seq").first()
     comment = supervisor_comment_create(
         turn=first,
         kind=CommentKind.CRITIQUE,
