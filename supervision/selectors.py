@@ -42,11 +42,16 @@ def session_list(user) -> QuerySet[Session]:
     )
 
 
+def _links(model) -> QuerySet:
+    # Only the code of each label: the definitions are long texts a transcript does not show.
+    return model.objects.select_related("label").only("turn_id", "label__code").order_by("id")
+
+
 def session_detail(user) -> QuerySet[Session]:
     """``session_list`` with the turns, their label codes and the comments the user may see."""
     turns = Turn.objects.order_by("seq").prefetch_related(
-        Prefetch("technique_links", queryset=TurnTechnique.objects.select_related("label").order_by("id")),
-        Prefetch("client_state_links", queryset=TurnClientState.objects.select_related("label").order_by("id")),
+        Prefetch("technique_links", queryset=_links(TurnTechnique)),
+        Prefetch("client_state_links", queryset=_links(TurnClientState)),
         Prefetch("comments", queryset=comment_list(user)),
     )
     return session_list(user).prefetch_related(Prefetch("turns", queryset=turns))
