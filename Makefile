@@ -52,3 +52,6 @@ bench-gauge: $(STAMP)
 # Trajectory audit: accuracy (dev + held-out), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py
+bench-api: $(DEV_STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+		$(PY) benchmarks/bench_api.py

@@ -7,6 +7,7 @@ autocomplete inlines that only offer the axis the attach rule allows.
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
@@ -111,8 +112,9 @@ class CommentForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         deviation = {key: data[key] for key in rules.INTENT_DEVIATION_KEYS if data.get(key)}
-        if deviation and data.get("kind") != CommentKind.CRITIQUE:
-            raise forms.ValidationError(_("평가 차원·권장·실제·심각도는 논평(critique)에만 적을 수 있습니다."))
+        kind_problem = rules.intent_deviation_kind_problem(data.get("kind"), deviation)
+        if kind_problem:
+            raise forms.ValidationError(kind_problem)
         for key, message in rules.intent_deviation_problems(deviation):
             self.add_error(key if key in self.fields else None, message)
         self.instance.intent_deviation = deviation
@@ -415,6 +417,26 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
         if not change:
             obj.written_by = request.user
         super().save_model(request, obj, form, change)
+
+    def _history_visible(self, request, object_id) -> bool:
+        # simple_history falls back to the historical rows when the object is not in get_queryset, which
+        # would show another trainee's (or a deleted) comment; scope its history by the turn it was on.
+        try:
+            comment_id = int(unquote(object_id))
+        except (TypeError, ValueError):
+            return False
+        ever_on = SupervisorComment.history.filter(id=comment_id).values("turn_id")
+        return Turn.objects.filter(trainee_filter(request.user, "session__trainee"), pk__in=ever_on).exists()
+
+    def history_view(self, request, object_id, extra_context=None):
+        if not self._history_visible(request, object_id):
+            raise Http404
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        if not self._history_visible(request, object_id):
+            raise Http404
+        return super().history_form_view(request, object_id, version_id, extra_context)
 
 
 @admin.register(TraineeAssignment)

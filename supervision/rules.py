@@ -198,3 +198,12 @@ def comment_author_problem(author: object) -> str | None:
     if author not in catalogue.COMMENT_AUTHORS:
         return f"작성 주체 '{author}'는 ai 또는 supervisor여야 합니다."
     return None
+
+
+def intent_deviation_kind_problem(kind: object, deviation: object) -> str | None:
+    """Dimension, expected, actual and severity belong to critiques only (admin form and API alike)."""
+    from supervision.models import CommentKind  # an enum only; models import nothing from here
+
+    if deviation and kind != CommentKind.CRITIQUE:
+        return "평가 차원·권장·실제·심각도는 논평(critique)에만 적을 수 있습니다."
+    return None
