@@ -11,6 +11,7 @@ from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
 from supervision.importing.service import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
+from supervision.tags.services import tag_evidence_add
 
 ROLES = ("anonymous", "trainee_a", "trainee_b", "supervisor_a", "supervisor_b", "staff")
 
@@ -81,6 +82,12 @@ def world(cast):
         "comment_a": add_comments(session_a, cast.supervisor_a),
         "comment_b": add_comments(session_b, cast.supervisor_b),
     }
+    tag_evidence_add(
+        trainee_id=cast.trainee_a.pk,
+        tag="overuses_relational",
+        event="관계 형성 기법 비중이 범위 위",
+        session_id=session_a.pk,
+    )
     return objects
 
 

@@ -47,6 +47,31 @@ MATRIX = (
     Row("api:comment-detail", "get", A_ONLY, {"pk": "@comment_a"}),
     Row("api:comment-detail", "patch", (403, 403, 404, 200, 404, 403), {"pk": "@comment_a"}, {"text": "고친 논평"}),
     Row("api:comment-detail", "delete", (403, 403, 404, 204, 404, 403), {"pk": "@comment_a"}),
+    Row("gauge-list", "get", EVERYONE),
+    Row("tags-list", "get", A_ONLY, {"trainee_id": "@trainee_a"}),
+    # Observed evidence comes from supervisors; trainees may only declare their own focus.
+    Row(
+        "tags-list",
+        "post",
+        (403, 403, 404, 201, 404, 403),
+        {"trainee_id": "@trainee_a"},
+        {"tag": "overuses_relational", "source": "observed", "event": "두 번째 회기에서도 공감 위주"},
+    ),
+    Row(
+        "tags-list",
+        "post",
+        (403, 201, 404, 201, 404, 403),
+        {"trainee_id": "@trainee_a"},
+        {"tag": "prioritizes_exploratory", "source": "declared", "event": "탐색 질문을 늘리고 싶다"},
+    ),
+    Row("tags-conflicted", "get", A_ONLY, {"trainee_id": "@trainee_a"}),
+    Row(
+        "tags-contradictions",
+        "post",
+        (403, 403, 404, 201, 404, 403),
+        {"trainee_id": "@trainee_a", "tag": "overuses_relational"},
+        {"event": "균형 잡힌 회기", "severity": "low"},
+    ),
     Row("api-schema", "get", EVERYONE),
     Row("api-docs", "get", (302, 200, 200, 200, 200, 200)),
 )
