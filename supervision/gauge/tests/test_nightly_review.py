@@ -167,6 +167,17 @@ def test_a_real_worker_runs_the_task_by_name_and_the_snapshots_appear(fixture_se
     assert result["steps"]["supervision.gauge.services.gauge_compute"] == {"trainees": 2, "sessions": 3, "turns": 24}
     wide = GaugeSnapshot.objects.get(trainee=fixture_sessions.trainee_a, session=None, date=DAY)
     assert (wide.turns, wide.silent_close_events, wide.rq_band) == (20, 2, "fair")
+
+    def snapshot_rows():
+        return [
+            {k: v for k, v in row.items() if k != "computed_at"}
+            for row in GaugeSnapshot.objects.order_by("id").values()
+        ]
+
+    rows = snapshot_rows()
     again = app.send_task("supervision.nightly_review", kwargs={"day": "2026-11-30"}).get(timeout=120)
-    assert again == result
+    # Running twice leaves the same rows (the tag step reports only what it newly recorded: nothing).
+    assert again["steps"]["supervision.gauge.services.gauge_compute"] == {"trainees": 2, "sessions": 3, "turns": 24}
+    assert again["steps"]["supervision.tags.nightly.tags_nightly"]["evidence"] == 0
+    assert snapshot_rows() == rows
     assert GaugeSnapshot.objects.count() == 5

@@ -101,6 +101,7 @@ def test_audits_for_returns_the_page_shape_in_one_query(cast, tmp_path, django_a
         "explanation",
         "sycophancy_turns",
         "trace",
+        "risk_threshold",
     }
     assert audits[0]["label"] in {"productive", "neutral", "harmful"}
     trace = audits[1]["trace"]
