@@ -6,17 +6,18 @@ Screenshots go to test-artifacts/screenshots/ (gitignored).
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 
 import pytest
 
 from conftest import PASSWORD
-from supervision.feedback import selectors
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.feedback.tests.factories import make_session
-from supervision.feedback.tests.test_charts import SNAPSHOT, TRACE
+from supervision.gauge.services import gauge_compute
 from supervision.models import SupervisorComment
+from supervision.trajectory.services import trajectory_audit_sessions
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
@@ -66,19 +67,13 @@ def log_in(page, base: str, username: str):
     page.get_by_role("button", name="로그인").click()
 
 
-def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http_settings, monkeypatch):
+def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http_settings):
     own = make_session("WEB_A1", 16, trainee="trainee_a")
     other = make_session("WEB_B1", 8, trainee="trainee_b")
-    monkeypatch.setattr(selectors, "latest_gauge_for", lambda trainee: SNAPSHOT)
-    monkeypatch.setattr(selectors, "gauge_trend_for", lambda t: [SNAPSHOT, {**SNAPSHOT, "date": "2026-10-31"}])
-    audit = {
-        "label": "neutral",
-        "score": 0.42,
-        "explanation": "위험 변화가 작습니다.",
-        "risk_threshold": 0.7,
-        "trace": TRACE,
-    }
-    monkeypatch.setattr(selectors, "audits_for", lambda session: [audit])
+    # What the nightly job leaves behind: two trainee-wide gauge snapshots and the session's audits.
+    for day in (datetime.date(2026, 11, 2), datetime.date(2026, 11, 10)):
+        gauge_compute(day=day)
+    trajectory_audit_sessions(session_ids=[own.pk])
 
     for name, viewport in (("laptop", LAPTOP), ("tablet", TABLET)):
         context = browser.new_context(viewport=viewport, locale="ko-KR")

@@ -1,14 +1,19 @@
 """The trainee pages: access per CONTRACT §5, what they show, read markers, replies, query counts."""
 
+import datetime
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
 
 from conftest import PASSWORD
-from supervision.feedback import selectors, views
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.feedback.tests.factories import make_session
+from supervision.gauge.services import gauge_compute
 from supervision.models import CommentAuthor, SupervisorComment
+from supervision.trajectory.models import TrajectoryAudit
+from supervision.trajectory.services import trajectory_audit_sessions
 
 pytestmark = pytest.mark.django_db
 
@@ -135,31 +140,24 @@ def test_it_refuses_read_markers_and_replies_from_anyone_but_the_trainee(client,
     assert client.get(f"/feedback/comments/{comment.pk}/read/").status_code == 405
 
 
-def test_it_draws_the_gauge_and_trend_when_a_snapshot_exists(client, cast, sessions, monkeypatch):
-    from supervision.feedback.tests.test_charts import SNAPSHOT
-
-    monkeypatch.setattr(selectors, "latest_gauge_for", lambda trainee: SNAPSHOT)
-    monkeypatch.setattr(selectors, "gauge_trend_for", lambda trainee: [SNAPSHOT, {**SNAPSHOT, "date": "2026-10-31"}])
+def test_it_draws_the_gauge_and_trend_from_the_nightly_snapshots(client, cast, sessions):
     page = login(client, cast.trainee_a).get("/feedback/").content.decode()
+    assert "아직 계산된 검토 지표가 없습니다" in page
+    for day in (datetime.date(2026, 11, 2), datetime.date(2026, 11, 10)):
+        gauge_compute(day=day)
+    page = client.get("/feedback/").content.decode()
     assert 'aria-labelledby="gauge-t gauge-d"' in page
     assert 'aria-labelledby="trend-t trend-d"' in page
-    assert "<td>과다</td>" in page  # the table alternative
+    assert "<td>과다</td>" in page  # the table alternative: reflection-only counselor turns overuse RELATIONAL
 
 
-def test_it_plots_each_audit_window(client, cast, sessions, monkeypatch):
-    from supervision.feedback.tests.test_charts import TRACE
-
-    audit = {
-        "label": "harmful",
-        "score": 0.8,
-        "explanation": "S-K-003에서 위험 상승",
-        "risk_threshold": 0.7,
-        "trace": TRACE,
-    }
-    monkeypatch.setattr(views.selectors, "audits_for", lambda session: [audit, audit])
+def test_it_plots_each_audit_window(client, cast, sessions):
+    trajectory_audit_sessions(session_ids=[sessions["a"].pk])
+    windows = TrajectoryAudit.objects.filter(session=sessions["a"]).order_by("window_index")
+    assert windows.count() == 2  # 12 turns: windows of 10 with stride 5
     page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
     assert 'id="trajectory-1-t"' in page and 'id="trajectory-2-t"' in page
-    assert "S-K-003에서 위험 상승" in page
+    assert escape(windows[0].explanation) in page
 
 
 def count_queries(client, url):
