@@ -2,8 +2,10 @@
 
     make bench-gauge            # or: DATABASE_URL=… .venv/bin/python benchmarks/bench_gauge.py [--turns N]
 
-Works in a separate database (the DATABASE_URL name + "_bench", created and migrated when missing; its
-data is replaced on every run). The data is generated with INSERT … SELECT generate_series: sessions of
+Works in a separate database (the DATABASE_URL name + "_bench", created and migrated when missing — never
+the test database). The generated data is kept between runs: when the bench database already holds exactly
+the sessions and turns asked for, generation is skipped (pass --regenerate to rebuild it); the gauge's own
+output (snapshots, AI suggestions, dismissals) is always cleared first, so the first run measures inserts. The data is generated with INSERT … SELECT generate_series: sessions of
 200 turns (counselor and client alternating, the four stages in order), about 1.3 technique labels per
 counselor turn, a client state on 4 of 5 client turns, the client turns of one block of 10 turns in 7 without words
 (so silent-close runs occur), and a critique
@@ -62,9 +64,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--regenerate", action="store_true", help="rebuild the generated data even if present")
     args = parser.parse_args()
 
     url = bench_url()
+    if urlsplit(url).path.lstrip("/").startswith("test_"):
+        sys.exit(f"refusing to benchmark in a test database: {url}")
     ensure_database(url)
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
@@ -72,18 +77,40 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.db import connection, transaction
-
-    from supervision.gauge.services import gauge_compute
-    from taxonomy import catalogue
+    from django.db import connection
 
     call_command("migrate", verbosity=0)
     sessions = max(1, args.turns // TURNS_PER_SESSION)
     start_day = DAY - datetime.timedelta(days=settings.GAUGE_WINDOW_DAYS - 1)
 
-    print(f"database {urlsplit(url).path.lstrip('/')}: generating {sessions * TURNS_PER_SESSION:,} turns …", flush=True)
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*), count(*) FILTER (WHERE source = 'bench_synthetic') FROM sessions")
+        cached = cur.fetchone() == (sessions, sessions)
+        cur.execute("SELECT count(*) FROM turns")
+        cached = cached and cur.fetchone()[0] == sessions * TURNS_PER_SESSION
+    if cached and not args.regenerate:
+        with connection.cursor() as cur:
+            cur.execute("DELETE FROM supervisor_comment WHERE is_suggestion")
+            cur.execute("TRUNCATE gauge_snapshot, gauge_dismissed_suggestion")
+            cur.execute("VACUUM ANALYZE supervisor_comment")
+        print(f"database {urlsplit(url).path.lstrip('/')}: reusing {sessions * TURNS_PER_SESSION:,} generated turns")
+    else:
+        generate(args, sessions, start_day)
+
+    run_benchmark(args, start_day)
+
+
+def generate(args, sessions: int, start_day: datetime.date) -> None:
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from taxonomy import catalogue
+
+    print(
+        f"database {connection.settings_dict['NAME']}: generating {sessions * TURNS_PER_SESSION:,} turns …", flush=True
+    )
     t0 = time.perf_counter()
     User = get_user_model()
     User.objects.bulk_create([User(username=f"bench_trainee_{n:03d}") for n in range(TRAINEES)], ignore_conflicts=True)
@@ -155,6 +182,13 @@ def main() -> None:
         cur.execute("SELECT count(*) FROM turn_technique")
         (links,) = cur.fetchone()
     print(f"generated {turns:,} turns, {links:,} technique labels in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def run_benchmark(args, start_day: datetime.date) -> None:
+    from django.db import connection, transaction
+
+    from supervision.gauge.services import gauge_compute
+    from taxonomy import catalogue
 
     baseline_sql = (
         "SELECT s.trainee_id, l.category, count(*) FROM turn_technique tt "
