@@ -17,13 +17,6 @@ ROLES = ("anonymous", "trainee_a", "trainee_b", "supervisor_a", "supervisor_b", 
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    # The cast's five passwords cost seconds per test with the production hasher; what is tested here is
-    # who may do what, not hashing.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def _fresh_cache():
     # Throttle counters live in the cache (Redis under test); one test's requests must not limit the next.
     cache.clear()
