@@ -33,6 +33,7 @@ class RowParser:
     def __init__(self, index: LabelIndex) -> None:
         self.index = index
         self.max_chars = settings.IMPORT_MAX_CELL_CHARS
+        self._label_cells: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
 
     def parse(self, row: int, raw: Mapping[str, object]) -> ParsedRow:
         out = ParsedRow(None)
@@ -185,15 +186,26 @@ class RowParser:
         return [item.strip() for item in items if item.strip()]
 
     def _labels(self, raw: Mapping, column: str, resolve, suggest, error) -> list[str]:
-        codes: list[str] = []
-        for item in self._list(raw, column, error):
-            code = resolve(item)
-            if code is None:
-                hint = ", ".join(suggest(item))
-                error(column, f"알 수 없는 라벨 '{item}'입니다. 가장 가까운 라벨: {hint}")
-            elif code not in codes:
-                codes.append(code)
-        return codes
+        # Spreadsheet cells repeat a lot ("reflection", "공감; 탐색질문"): a cell is resolved once per file.
+        cell = raw.get(column)
+        key = (column, cell) if isinstance(cell, str) else None
+        cached = self._label_cells.get(key) if key else None
+        if cached is None:
+            codes: list[str] = []
+            messages: list[str] = []
+            for item in self._list(raw, column, error):
+                code = resolve(item)
+                if code is None:
+                    hint = ", ".join(suggest(item))
+                    messages.append(f"알 수 없는 라벨 '{item}'입니다. 가장 가까운 라벨: {hint}")
+                elif code not in codes:
+                    codes.append(code)
+            cached = (codes, messages)
+            if key and len(self._label_cells) < 100_000:
+                self._label_cells[key] = cached
+        for message in cached[1]:
+            error(column, message)
+        return list(cached[0])
 
     def _comments(self, raw: Mapping, error) -> list[CommentRecord]:
         comments: list[CommentRecord] = []
