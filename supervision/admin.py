@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from supervision import rules
+from supervision.importing.admin import SpreadsheetImportMixin
 from supervision.models import (
     CommentKind,
     Session,
@@ -91,7 +92,7 @@ class CommentInline(admin.StackedInline):
 
 
 @admin.register(Session)
-class SessionAdmin(RoleScopedAdmin):
+class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     list_display = ("code", "title", "trainee", "held_on", "turn_count", "source", "taxonomy_version")
     list_filter = ("held_on", "trainee")
     search_fields = ("code", "title", "trainee__username")
