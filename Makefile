@@ -40,3 +40,8 @@ lint: $(DEV_STAMP)
 format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# A separate database (never the test one): created if missing, migrated by the benchmark itself.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
+bench-import: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_import.py $(BENCH_ARGS)
