@@ -9,7 +9,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test lint format bench-import bench-gauge bench-audit bench-api
+.PHONY: run test lint format bench-golden bench-import
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,9 @@ format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# A separate database (never the test one): created if missing, migrated by the benchmark itself.
-BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
+bench-golden: $(DEV_STAMP)
+	$(PY) benchmarks/bench_import_golden.py
+
+# DATABASE_URL, else a separate bench database (benchmarks/bench_db.py); never the test database.
 bench-import: $(STAMP)
-	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_import.py $(BENCH_ARGS)
+	$(PY) benchmarks/bench_import.py $(BENCH_ARGS)

@@ -147,6 +147,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=100_000)
     args = parser.parse_args()
 
+    from benchmarks.bench_db import use_bench_database
+
+    use_bench_database()
     import django
 
     django.setup()

@@ -81,15 +81,16 @@ def attach_problems(speaker: str, *, techniques: Iterable[str], client_states: I
 def seq_problem(seqs: Iterable[int]) -> str | None:
     """A session's seqs run 0..N-1 with no gap and no repeat."""
     counts = Counter(seqs)
+    total = sum(counts.values())
     repeated = sorted(s for s, c in counts.items() if c > 1)
-    missing = sorted(set(range(len(counts))) - set(counts))
-    beyond = sorted(s for s in counts if s >= sum(counts.values()))
+    missing = sorted(set(range(total)) - set(counts))
+    beyond = sorted(s for s in counts if s >= total)
     parts = []
     if repeated:
         parts.append(f"중복된 순서 {_short(repeated)}")
     if missing:
         parts.append(f"빠진 순서 {_short(missing)}")
-    elif beyond and not repeated:
+    if beyond:
         parts.append(f"범위를 벗어난 순서 {_short(beyond)}")
     if parts:
         return "회기의 순서(seq)는 0부터 빈틈과 중복 없이 이어져야 합니다: " + ", ".join(parts) + "."

@@ -8,8 +8,15 @@ from supervision import rules
 from supervision.importing.records import RowError, TurnRecord
 
 
-def session_errors(records: list[TurnRecord]) -> list[RowError]:
+def session_errors(records: list[TurnRecord], positions: list[tuple[int, str, int]]) -> list[RowError]:
+    """``positions`` holds (row, session, seq) of every row whose session and seq could be read."""
     errors: list[RowError] = []
+    seqs_by_session: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for row, session, seq in positions:
+        seqs_by_session[session].append((row, seq))
+    for code, rows in seqs_by_session.items():
+        if problem := rules.seq_problem(seq for _, seq in rows):
+            errors.append(RowError(_row_to_blame(rows), "seq", f"회기 {code}: {problem}"))
     by_session: dict[str, list[TurnRecord]] = defaultdict(list)
     first_row_of_uid: dict[str, int] = {}
     for record in records:
@@ -26,8 +33,6 @@ def session_errors(records: list[TurnRecord]) -> list[RowError]:
             first_row_of_uid[record.utterance_id] = record.row
 
     for code, turns in by_session.items():
-        if problem := rules.seq_problem(t.seq for t in turns):
-            errors.append(RowError(_row_to_blame(turns), "seq", f"회기 {code}: {problem}"))
         for column in ("source", "trainee", "held_on"):
             first = next((t for t in turns if getattr(t, column) is not None), None)
             if first is None:
@@ -46,11 +51,11 @@ def session_errors(records: list[TurnRecord]) -> list[RowError]:
     return errors
 
 
-def _row_to_blame(turns: list[TurnRecord]) -> int:
+def _row_to_blame(rows: list[tuple[int, int]]) -> int:
     """The first row whose seq repeats or falls outside 0..N-1 (else the session's first row)."""
     seen: set[int] = set()
-    for turn in turns:
-        if turn.seq in seen or turn.seq >= len(turns):
-            return turn.row
-        seen.add(turn.seq)
-    return turns[0].row
+    for row, seq in rows:
+        if seq in seen or seq >= len(rows):
+            return row
+        seen.add(seq)
+    return rows[0][0]

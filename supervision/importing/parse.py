@@ -27,6 +27,9 @@ class ParsedRow:
     record: TurnRecord | None
     errors: list[RowError] = field(default_factory=list)
     warnings: list[RowError] = field(default_factory=list)
+    # (session, seq) whenever both could be read, even if another field failed: the seq rule is
+    # checked over every row of a session so one run reports every error.
+    position: tuple[str, int] | None = None
 
 
 class RowParser:
@@ -105,6 +108,8 @@ class RowParser:
         if not text.strip() and not nonverbal and act != "silence":
             error("text", "발화가 비어 있습니다. 침묵이면 대화행위 silence나 비언어 '(침묵)'을 적어 주세요.")
 
+        if session and seq >= 0:
+            out.position = (session, seq)
         comments = self._comments(raw, error)
         for column, value in (("text", text), ("nonverbal", " ".join(nonverbal))):
             if problem := rules.personal_identifier_problem(value):

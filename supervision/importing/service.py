@@ -110,6 +110,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
     report = ImportReport(dry_run=dry_run)
     parser = RowParser(LabelIndex.load())
     records: list[TurnRecord] = []
+    positions: list[tuple[int, str, int]] = []
     try:
         for count, (row, raw) in enumerate(rows, start=1):
             if isinstance(raw, RowProblem):
@@ -122,6 +123,8 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
                 report.warnings += parsed.warnings
             if parsed.record is not None:
                 records.append(parsed.record)
+            if parsed.position is not None:
+                positions.append((row, *parsed.position))
             if progress and count % PROGRESS_EVERY == 0:
                 progress("validate", count, 0)
     except FileRejected as exc:
@@ -129,7 +132,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
         report.errors = [RowError(0, "file", str(exc))]
         report.warnings = []
         return report
-    report.errors += session_errors(records)
+    report.errors += session_errors(records, positions)
 
     trainees = _resolve_trainees(records, trainee_username, report)
     report.errors.sort(key=lambda e: (e.row, e.column))
