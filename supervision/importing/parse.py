@@ -15,7 +15,7 @@ from django.conf import settings
 
 from supervision import rules
 from supervision.importing.records import CommentRecord, RowError, TurnRecord
-from taxonomy import lookup
+from taxonomy import catalogue, lookup
 from taxonomy.lookup import LabelIndex
 
 LIST_SEPARATORS = re.compile(r"[;\n\r]+")
@@ -201,7 +201,7 @@ class RowParser:
             for item in self._list(raw, column, error):
                 code = resolve(item)
                 if code is None:
-                    hint = ", ".join(suggest(item))
+                    hint = ", ".join(f"{code}({_korean_name(code)})" for code in suggest(item))
                     messages.append(f"알 수 없는 라벨 '{item}'입니다. 가장 가까운 라벨: {hint}")
                 elif code not in codes:
                     codes.append(code)
@@ -273,6 +273,11 @@ class RowParser:
                 pass
         error("held_on", f"일자 '{value}'는 YYYY-MM-DD 형식이어야 합니다.")
         return None
+
+
+def _korean_name(code: str) -> str:
+    label = catalogue.TECHNIQUES_BY_CODE.get(code) or catalogue.CLIENT_STATES_BY_CODE.get(code)
+    return label.ko if label else code
 
 
 def _blank(value: object) -> bool:
