@@ -180,9 +180,9 @@ def main() -> None:
             writer(path, args.turns, prefix)
             made = time.perf_counter() - started
             copy_seconds = raw_copy_seconds(args.turns, "RAWCOPY")
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             report = import_file(path)
-            seconds = time.perf_counter() - started
+            seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
             if report.errors:
                 sys.exit(f"{fmt}: import failed: {report.errors[:5]}")
             started = time.perf_counter()
@@ -193,12 +193,13 @@ def main() -> None:
             print(
                 f"{fmt:>4}: file {path.stat().st_size / 1_048_576:6.1f} MB (written in {made:.1f} s) | "
                 f"import {seconds:6.2f} s = {args.turns / seconds:8,.0f} turns/s | raw COPY {copy_seconds:5.2f} s | "
-                f"ratio {seconds / copy_seconds:4.1f}x | created {report.created:,} | "
+                f"ratio {seconds / copy_seconds:4.1f}x | importer CPU {cpu:5.2f} s | created {report.created:,} | "
                 f"re-import {reimport:5.2f} s, created {again.created} updated {again.updated} | "
                 f"peak RSS so far {peak_rss_mb():,.0f} MB",
                 flush=True,
             )
-    print(f"peak RSS {peak_rss_mb():,.0f} MB")
+    print(f"peak RSS {peak_rss_mb():,.0f} MB (whole process: file generation, COPY baseline and both imports)")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores (shared machine)")
 
 
 if __name__ == "__main__":

@@ -61,7 +61,8 @@ class XlsxRows:
     def __iter__(self) -> Iterator[tuple[int, tuple]]:
         rows: list[tuple[int, tuple]] = []
         state = _SheetState(self.shared_strings, self.date_styles, self.epoch, rows)
-        parser = expat.ParserCreate(namespace_separator="}")
+        # No namespace processing: element names arrive as written ("c", or "x:c" from some producers).
+        parser = expat.ParserCreate()
         parser.buffer_text = True
         parser.buffer_size = CHUNK
         parser.StartElementHandler = state.start
@@ -84,14 +85,23 @@ def _refuse(*args):
     raise SheetRefused("DTD or entity declaration in the worksheet")
 
 
+_COLUMNS: dict[str, int] = {}
+
+
 def _column_index(reference: str) -> int:
-    index = 0
-    for char in reference:
-        if "A" <= char <= "Z":
+    """0-based column of a cell reference such as ``AB12`` (letters looked up once per column)."""
+    letters = reference.rstrip("0123456789")
+    index = _COLUMNS.get(letters)
+    if index is None:
+        if not (0 < len(letters) <= 3 and letters.isascii() and letters.isupper()):
+            raise SheetRefused(f"bad cell reference {reference[:20]!r}")  # Excel's last column is XFD
+        index = 0
+        for char in letters:
             index = index * 26 + ord(char) - 64
-        else:
-            break
-    return index - 1
+        index -= 1
+        if len(_COLUMNS) < 20_000:
+            _COLUMNS[letters] = index
+    return index
 
 
 class _SheetState:
@@ -124,7 +134,7 @@ class _SheetState:
         self.in_phonetic = False
 
     def start(self, name: str, attrs: dict) -> None:
-        tag = name.rpartition("}")[2]
+        tag = name.rpartition(":")[2] if ":" in name else name
         if tag == "c":
             reference = attrs.get("r")
             self.column = _column_index(reference) if reference else self.column + 1
@@ -144,7 +154,7 @@ class _SheetState:
             self.column = -1
 
     def end(self, name: str) -> None:
-        tag = name.rpartition("}")[2]
+        tag = name.rpartition(":")[2] if ":" in name else name
         if tag == "v" or tag == "t":
             self.capture = False
         elif tag == "rPh":
@@ -154,9 +164,9 @@ class _SheetState:
             if self.buffer:
                 self.cells[self.column] = self._value("".join(self.buffer))
         elif tag == "row" and self.cells:
-            width = max(self.cells) + 1
             cells = self.cells
-            self.out.append((self.row_number, tuple(cells.get(i) for i in range(width))))
+            get = cells.get
+            self.out.append((self.row_number, tuple([get(i) for i in range(max(cells) + 1)])))
 
     def text(self, data: str) -> None:
         if self.capture:
