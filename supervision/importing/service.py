@@ -255,7 +255,7 @@ def _write(
     for turn_id, record in zip(new_ids, new_records, strict=True):
         if record.comments:
             new_comments += _comments_to_add(turn_id, record, set(), created_by)
-    SupervisorComment.objects.bulk_create(new_comments, batch_size=2000)
+    writer.comments(new_comments)
     if progress:
         progress("write", len(new_records), len(new_records))
 
@@ -287,6 +287,10 @@ class _orm_writer:
     @staticmethod
     def links(model, pairs: list[tuple[int, int]]) -> None:
         model.objects.bulk_create([model(turn_id=t, label_id=label) for t, label in pairs], batch_size=5000)
+
+    @staticmethod
+    def comments(comments: list[SupervisorComment]) -> None:
+        SupervisorComment.objects.bulk_create(comments, batch_size=2000)
 
 
 class _copy_writer:
@@ -342,6 +346,35 @@ class _copy_writer:
             write_row = copy.write_row
             for pair in pairs:
                 write_row(pair)
+
+    @staticmethod
+    def comments(comments: list[SupervisorComment]) -> None:
+        if not comments:
+            return
+        now = timezone.now()
+        columns = (
+            "turn_id, kind, text, intent_deviation, author, written_by_id, is_suggestion, suggestion_key, "
+            "created_at, updated_at"
+        )
+        with (
+            connection.connection.cursor() as cursor,
+            cursor.copy(f"COPY {SupervisorComment._meta.db_table} ({columns}) FROM STDIN") as copy,
+        ):
+            for c in comments:
+                copy.write_row(
+                    (
+                        c.turn_id,
+                        c.kind,
+                        c.text,
+                        json.dumps(c.intent_deviation or {}, ensure_ascii=False),
+                        c.author,
+                        c.written_by_id,
+                        False,
+                        "",
+                        now,
+                        now,
+                    )
+                )
 
 
 def _upsert_sessions(
