@@ -180,9 +180,15 @@ def main() -> None:
             writer(path, args.turns, prefix)
             made = time.perf_counter() - started
             copy_seconds = raw_copy_seconds(args.turns, "RAWCOPY")
+            phases: dict[str, float] = {}
+
+            def progress(phase: str, done: int, total: int, phases=phases) -> None:
+                phases.setdefault(phase, time.perf_counter())
+
             started, cpu_started = time.perf_counter(), time.process_time()
-            report = import_file(path)
+            report = import_file(path, progress=progress)
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+            read_and_check = phases.get("write", started + seconds) - started
             if report.errors:
                 sys.exit(f"{fmt}: import failed: {report.errors[:5]}")
             started = time.perf_counter()
@@ -193,7 +199,8 @@ def main() -> None:
             print(
                 f"{fmt:>4}: file {path.stat().st_size / 1_048_576:6.1f} MB (written in {made:.1f} s) | "
                 f"import {seconds:6.2f} s = {args.turns / seconds:8,.0f} turns/s | raw COPY {copy_seconds:5.2f} s | "
-                f"ratio {seconds / copy_seconds:4.1f}x | importer CPU {cpu:5.2f} s | created {report.created:,} | "
+                f"ratio {seconds / copy_seconds:4.1f}x | read+validate {read_and_check:5.2f} s, "
+                f"write {seconds - read_and_check:5.2f} s | importer CPU {cpu:5.2f} s | created {report.created:,} | "
                 f"re-import {reimport:5.2f} s, created {again.created} updated {again.updated} | "
                 f"peak RSS so far {peak_rss_mb():,.0f} MB",
                 flush=True,
