@@ -76,3 +76,26 @@ def test_it_skips_blank_rows_but_keeps_row_numbers_as_excel_shows_them(cast, tmp
     report = import_file(path)
 
     assert [(e.row, e.column) for e in report.errors] == [(5, "seq")]
+
+
+def test_it_reads_every_cell_of_a_sheet_streamed_in_many_chunks(tmp_path):
+    from openpyxl import Workbook
+
+    from supervision.importing.spreadsheet_readers import read_xlsx
+
+    # openpyxl's write-only mode stores inline strings: the form the stream rewrites chunk by chunk.
+    workbook = Workbook(write_only=True)
+    sheet = workbook.create_sheet()
+    sheet.append(["utterance_id", "seq", "speaker", "stage", "text", "source"])
+    expected = []
+    for n in range(3000):
+        text = f"<is>{n} & 발화 '{'가' * (n % 37)}'\n둘째 줄</is>"  # markup-looking text stays text
+        sheet.append([f"LONG-C-{n + 1:03d}", n, "상", "탐색", text, "x_synthetic"])
+        expected.append(text)
+    workbook.save(tmp_path / "long.xlsx")
+
+    rows = list(read_xlsx(tmp_path / "long.xlsx"))
+
+    assert [number for number, _ in rows] == list(range(2, 3002))
+    assert [raw["text"] for _, raw in rows] == expected
+    assert [raw["seq"] for _, raw in rows] == list(range(3000))
