@@ -125,6 +125,7 @@ class _SheetState:
         "in_cell",
         "in_phonetic",
         "kind",
+        "more",
         "out",
         "row_number",
         "shared",
@@ -138,7 +139,8 @@ class _SheetState:
         self.column = -1
         self.kind = "n"
         self.style = 0
-        self.buffer: list[str] = []
+        self.buffer: str | None = None
+        self.more: list[str] = []
         self.capture = False
         self.in_cell = False
         self.in_phonetic = False
@@ -151,7 +153,7 @@ class _SheetState:
             self.kind = attrs.get("t", "n")
             style = attrs.get("s")
             self.style = int(style) if style else 0
-            self.buffer = []
+            self.buffer = None
             self.in_cell = True
         elif tag == "t":
             self.capture = self.in_cell and not self.in_phonetic
@@ -169,8 +171,14 @@ class _SheetState:
         tag = name.rpartition(":")[2] if ":" in name else name
         if tag == "c":
             self.in_cell = False
-            if self.buffer:
-                self.cells[self.column] = self._value("".join(self.buffer))
+            if self.buffer is not None:
+                if self.more:
+                    self.buffer = "".join([self.buffer, *self.more])
+                    self.more = []
+                kind = self.kind
+                self.cells[self.column] = (
+                    self.buffer if kind == "inlineStr" or kind == "str" else self._value(self.buffer)
+                )
         elif tag == "v" or tag == "t":
             self.capture = False
         elif tag == "rPh":
@@ -182,7 +190,11 @@ class _SheetState:
 
     def text(self, data: str) -> None:
         if self.capture:
-            self.buffer.append(data)
+            # buffer_text hands over a cell's text in one piece unless it is very long
+            if self.buffer is None:
+                self.buffer = data
+            else:
+                self.more.append(data)
 
     def _value(self, raw: str) -> object:
         kind = self.kind

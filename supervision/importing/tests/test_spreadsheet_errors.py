@@ -85,3 +85,12 @@ def test_a_bad_last_row_leaves_the_database_untouched(cast, tmp_path, suffix):
     assert [(e.row, e.column) for e in report.errors] == [(len(changed) + 1, "stage")]
     assert list(Turn.objects.order_by("id").values_list("id", "utterance_id", "text")) == before
     assert not Session.objects.filter(code="NEW").exists()
+
+
+def test_a_cell_longer_than_the_limit_is_named_with_its_whole_length(cast, tmp_path):
+    # openpyxl stores at most Excel's 32,767 characters: 98 KB of UTF-8, more than expat hands over at once.
+    rows = session_rows("LONG", 2, {1: {TEXT: "나" * 70_000}})
+    report = import_file(write_xlsx(tmp_path / "long.xlsx", ENGLISH_HEADER, rows))
+
+    assert [(e.row, e.column) for e in report.errors] == [(3, "text")]
+    assert "32,767자" in report.errors[0].message
