@@ -4,7 +4,8 @@
     python benchmarks/bench_import.py --turns 100000
 
 Prints, per format: seconds, turns/s, the ratio to a raw PostgreSQL COPY of the same rows (turns and
-label links, measured in the same run) and the peak RSS of the process. Synthetic data only.
+label links and comments, measured in the same run), the importer's CPU time and the peak RSS of the
+process. Synthetic data only. On a shared machine compare the CPU time too: wall time follows the load.
 """
 
 from __future__ import annotations
@@ -100,8 +101,9 @@ def peak_rss_mb() -> float:
 
 
 def raw_copy_seconds(turns: int, prefix: str) -> float:
-    """COPY of the same turns and label links into the real tables, rolled back: the floor to compare with."""
+    """COPY of the same turns, label links and comments into the real tables, rolled back: the floor."""
     from django.db import connection, transaction
+    from django.utils import timezone
 
     from supervision.models import Session
     from taxonomy.lookup import LabelIndex
@@ -117,6 +119,7 @@ def raw_copy_seconds(turns: int, prefix: str) -> float:
         with connection.cursor() as cursor:
             cursor.execute("SELECT nextval(pg_get_serial_sequence('turns', 'id')) FROM generate_series(1, %s)", [turns])
             ids = [r[0] for r in cursor.fetchall()]
+        now = timezone.now()
         started = time.perf_counter()
         raw = connection.connection
         with raw.cursor() as cursor:
@@ -136,6 +139,13 @@ def raw_copy_seconds(turns: int, prefix: str) -> float:
                 for turn_id, row in zip(ids, rows, strict=True):
                     if row[7]:
                         copy.write_row((turn_id, state_id))
+            with cursor.copy(
+                "COPY supervisor_comment (turn_id, kind, text, intent_deviation, author, is_suggestion, "
+                "suggestion_key, created_at, updated_at) FROM STDIN"
+            ) as copy:
+                for turn_id, row in zip(ids, rows, strict=True):
+                    if row[11]:
+                        copy.write_row((turn_id, "rationale", row[11], "{}", "supervisor", False, "", now, now))
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred seq check, as a commit would run it
         elapsed = time.perf_counter() - started
         transaction.set_rollback(True)
