@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.bench_db import use_bench_database  # noqa: E402
+from benchmarks.bench_db import use_bench_database
 
 use_bench_database()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
@@ -85,7 +85,9 @@ def main() -> None:
     Session.objects.filter(code__startswith="BENCH").delete()
     print(f"golden JSONL import, {TURNS:,} lines")
     print(f"  baseline json parse   {parse_s * 1000:8.0f} ms")
-    print(f"  first import          {first_s * 1000:8.0f} ms  ({TURNS / first_s:,.0f} turns/s, {first_s / parse_s:.1f}x parse)")
+    print(
+        f"  first import          {first_s * 1000:8.0f} ms  ({TURNS / first_s:,.0f} turns/s, {first_s / parse_s:.1f}x parse)"
+    )
     print(f"  re-import (no change) {again_s * 1000:8.0f} ms  ({TURNS / again_s:,.0f} turns/s)")
     print(f"  bar: first import < 2,000 ms -> {'PASS' if first_s < 2 else 'FAIL'}")
 

@@ -37,6 +37,10 @@ INSTALLED_APPS = [
     "portal",
     "taxonomy",
     "supervision",
+    "supervision.tags",
+    "supervision.feedback",
+    "supervision.gauge",
+    "supervision.trajectory",
     "supervision.importing",
 ]
 
@@ -125,10 +129,18 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # DRF's own JSON parser answers 500 to deeply nested JSON (RecursionError).
+    "DEFAULT_PARSER_CLASSES": [
+        "supervision.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Only scoped views are throttled; the token endpoint guards against password guessing.
+    "DEFAULT_THROTTLE_RATES": {"auth_token": env_str("API_TOKEN_THROTTLE_RATE", "10/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "수련 감독 포털 API",
@@ -138,11 +150,19 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Background jobs: Celery on Redis; without REDIS_URL (embedded `make run`) tasks run in-process.
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+# A shared cache so that throttling counts requests across processes; locmem serves the embedded run.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "portal"}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -175,6 +195,16 @@ IMPORT_ASYNC_THRESHOLD_BYTES = env_int("IMPORT_ASYNC_THRESHOLD_BYTES", 1024 * 10
 GAUGE_WINDOW_DAYS = env_int("GAUGE_WINDOW_DAYS", 30, minimum=1)
 UTAG_VERIFY_AFTER_DAYS = env_int("UTAG_VERIFY_AFTER_DAYS", 14, minimum=0)
 UTAG_VERIFY_MIN_EVIDENCE = env_int("UTAG_VERIFY_MIN_EVIDENCE", 3, minimum=1)
+
+# The nightly review (`supervision.nightly_review`) runs these services in order, each called with
+# `day=`; add a step here (tags, trajectory audits) rather than in the task.
+NIGHTLY_REVIEW_STEPS = (
+    "supervision.gauge.services.gauge_compute",
+    "supervision.tags.nightly.tags_nightly",
+    "supervision.trajectory.services.trajectory_nightly",
+)
+# The overlap lock expires after this long, so a killed worker cannot block later nights.
+NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)
 
 LOGGING = {
     "version": 1,

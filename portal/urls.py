@@ -1,9 +1,12 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.contrib.auth.decorators import login_required
+from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from portal import views
+from supervision.tags import urls as tag_urls
 
 admin.site.site_header = _("수련 감독 포털")
 admin.site.site_title = _("수련 감독 포털")
@@ -14,4 +17,12 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("feedback/", include("supervision.feedback.urls")),
+    path("feedback/", include(tag_urls.feedback_urlpatterns)),
+    path("api/v1/", include("supervision.api.urls")),
+    path("api/v1/", include("supervision.gauge.urls")),
+    path("api/v1/", include(tag_urls.urlpatterns)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # A page: an anonymous visitor is sent to the log-in page rather than shown a 403.
+    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
 ]

@@ -10,5 +10,5 @@ def home(request):
     if request.user.is_staff:
         return redirect("admin:index")
     if is_trainee(request.user):
-        return render(request, "home.html")
+        return redirect("feedback:dashboard")
     return render(request, "home.html")

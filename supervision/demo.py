@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.db import transaction
+from django.utils import timezone
 
+from supervision.gauge.services import nightly_review
 from supervision.importing.readers import read_jsonl
 from supervision.importing.service import ImportReport, import_transcripts
 from supervision.roles import Role
@@ -34,4 +36,6 @@ def load_demo() -> list[ImportReport]:
         if report.errors:
             raise ValueError(f"demo file {path.name} is invalid: {report.errors[:3]}")
         reports.append(report)
+    # The same work as the nightly job, so the pages show gauges, tags and audits straight away.
+    nightly_review(day=timezone.localdate())
     return reports

@@ -124,6 +124,24 @@ def is_no_input(text: str, act: str | None) -> bool:
     return act == catalogue.SILENCE_ACT or is_wordless(text)
 
 
+def no_input_sql(text_column: str, act_column: str) -> tuple[str, list[str]]:
+    """``is_no_input`` as a PostgreSQL boolean expression over two column references, with its parameters.
+
+    The same regular expression serves both (PostgreSQL's ARE syntax accepts the pattern unchanged);
+    ``supervision/gauge/tests/test_no_input_sql.py`` checks that the two agree on every edge case.
+    """
+    return (
+        f"(COALESCE({act_column} = %s, false) OR COALESCE({text_column}, '') ~ %s)",
+        [catalogue.SILENCE_ACT, _ONLY_CUES_SQL],
+    )
+
+
+# PostgreSQL's \s depends on the server locale and misses e.g. U+00A0, which Python's \s matches; the
+# SQL pattern spells out every character Python counts as whitespace instead (none lies above U+3000).
+_PYTHON_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+_ONLY_CUES_SQL = _ONLY_CUES.pattern.replace(r"\s", f"[{_PYTHON_WHITESPACE}]")
+
+
 def source_problem(source: str) -> str | None:
     """The privacy guard on provenance: only synthetic material is ever loaded."""
     if not SYNTHETIC_SOURCE.match(source or "") or len(source) > 100:
@@ -179,4 +197,13 @@ def comment_kind_problem(kind: object) -> str | None:
 def comment_author_problem(author: object) -> str | None:
     if author not in catalogue.COMMENT_AUTHORS:
         return f"작성 주체 '{author}'는 ai 또는 supervisor여야 합니다."
+    return None
+
+
+def intent_deviation_kind_problem(kind: object, deviation: object) -> str | None:
+    """Dimension, expected, actual and severity belong to critiques only (admin form and API alike)."""
+    from supervision.models import CommentKind  # an enum only; models import nothing from here
+
+    if deviation and kind != CommentKind.CRITIQUE:
+        return "평가 차원·권장·실제·심각도는 논평(critique)에만 적을 수 있습니다."
     return None

@@ -1,0 +1,130 @@
+"""Trajectory-audit benchmark: accuracy, ablations and throughput.
+
+Usage (from the repo root):
+    make bench-audit
+    python benchmarks/bench_audit.py [--dev ../shared/data/trajectory_dev.jsonl] [--windows 4000]
+
+Nothing here tunes anything: thresholds come from data/model.json (set on windows_tune.jsonl only). The
+lexicon and two score terms were also shaped by studying the dev set's errors, so the dev figure is a
+development figure; the two held-out files were never used to change the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import LABELS, f1_scores, load_windows  # noqa: E402
+from supervision.trajectory.engine.audit import audit_windows  # noqa: E402
+from supervision.trajectory.engine.config import AuditConfig  # noqa: E402
+from supervision.trajectory.engine.io import audit_jsonl  # noqa: E402
+
+DATA = ROOT / "supervision/trajectory/data"
+TUNE = DATA / "windows_tune.jsonl"
+HELDOUT = DATA / "windows_heldout.jsonl"  # generator-made, never tuned on
+HANDWRITTEN = DATA / "windows_heldout_handwritten.jsonl"  # written by hand before any run, never tuned on
+ABLATIONS: list[tuple[str, AuditConfig]] = [
+    ("full", AuditConfig()),
+    ("symmetric distance", AuditConfig(symmetric_distance=True)),
+    ("without momentum", AuditConfig(momentum=False)),
+    ("without penalty wall", AuditConfig(penalty_wall=False)),
+    ("labels only", AuditConfig(use_text=False)),
+    ("text only", AuditConfig(use_labels=False)),
+    ("without counselor terms", AuditConfig(counselor_terms=False)),
+]
+
+
+def _default_dev() -> Path:
+    """../shared/data/trajectory_dev.jsonl from the repo root; a git worktree sits one level deeper."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        cand = base / "shared/data/trajectory_dev.jsonl"
+        if cand.exists():
+            return cand
+    return ROOT.parent / "shared/data/trajectory_dev.jsonl"
+
+
+def evaluate(windows: list[dict[str, Any]], config: AuditConfig) -> tuple[float, dict[str, float]]:
+    gold = [w["label"] for w in windows]
+    pred = [a.label for a in audit_windows([w["turns"] for w in windows], config=config)]
+    return f1_scores(gold, pred)
+
+
+def report(name: str, windows: list[dict[str, Any]]) -> None:
+    macro, per = evaluate(windows, AuditConfig())
+    per_s = "  ".join(f"{c}={per[c]:.3f}" for c in LABELS)
+    print(f"{name:<28} n={len(windows):<4} macro-F1={macro:.3f}  {per_s}")
+
+
+def ten_turn_lines(windows: list[dict[str, Any]], count: int) -> list[str]:
+    """`count` JSONL lines of exactly 10 turns, built by cycling the turns of the given windows."""
+    pool = [t for w in windows for t in w["turns"]]
+    lines = []
+    for i in range(count):
+        turns = []
+        for k in range(10):
+            t = dict(pool[(i * 7 + k) % len(pool)])
+            t["seq"] = k
+            turns.append(t)
+        lines.append(json.dumps({"window_id": f"B{i:05d}", "turns": turns}, ensure_ascii=False))
+    return lines
+
+
+def best_of(fn: Callable[[], object], runs: int = 3, clock: Callable[[], float] = time.perf_counter) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = clock()
+        fn()
+        best = min(best, clock() - start)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dev", default=str(_default_dev()))
+    ap.add_argument("--windows", type=int, default=4000)
+    args = ap.parse_args()
+
+    heldout, handwritten = load_windows(HELDOUT), load_windows(HANDWRITTEN)
+    print("== (a) accuracy (thresholds from windows_tune.jsonl; rules also shaped by dev-set error analysis)")
+    report("tune (thresholds set here)", load_windows(TUNE))
+    dev_path = Path(args.dev)
+    if dev_path.exists():
+        report("dev (used for development)", load_windows(dev_path))
+    else:
+        print(f"dev set not found at {dev_path}; skipped")
+    report("held-out generator", heldout)
+    report("held-out handwritten", handwritten)
+    report("held-out both", heldout + handwritten)
+
+    print("\n== (b) ablations on held-out windows (macro-F1)")
+    print(f"{'':<28} {'generator':>10} {'handwritten':>12} {'both':>8}")
+    for name, cfg in ABLATIONS:
+        cells = [evaluate(ws, cfg)[0] for ws in (heldout, handwritten, heldout + handwritten)]
+        print(f"{name:<28} {cells[0]:>10.3f} {cells[1]:>12.3f} {cells[2]:>8.3f}")
+
+    print(f"\n== (c) throughput on {args.windows} windows of 10 turns (audit_jsonl, wall clock, best of 3)")
+    lines = ten_turn_lines(heldout + handwritten, args.windows)
+    list(audit_jsonl(lines[:50]))  # warm caches (data files, templates)
+    t_audit = best_of(lambda: list(audit_jsonl(lines)))
+    t_parse = best_of(lambda: [json.loads(line) for line in lines])
+    print(f"audit_jsonl            {args.windows / t_audit:>12,.0f} windows/s  ({t_audit * 1e3:.1f} ms)")
+    print(f"baseline json.loads    {args.windows / t_parse:>12,.0f} windows/s  ({t_parse * 1e3:.1f} ms)")
+    print(f"ratio audit/parse time {t_audit / t_parse:.1f}x")
+    # On a shared machine wall clock includes waiting for a core; CPU time is what the audit itself costs.
+    c_audit = best_of(lambda: list(audit_jsonl(lines)), clock=time.process_time)
+    print(f"audit_jsonl CPU time   {args.windows / c_audit:>12,.0f} windows/s  ({c_audit * 1e3:.1f} ms CPU)")
+    if hasattr(os, "getloadavg"):
+        print(f"load average           {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

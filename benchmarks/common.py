@@ -1,0 +1,28 @@
+"""Shared helpers for the trajectory benchmarks (no Django)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+LABELS = ("productive", "neutral", "harmful")
+
+
+def load_windows(path: str | Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def f1_scores(gold: Sequence[str], pred: Sequence[str]) -> tuple[float, dict[str, float]]:
+    """Macro-F1 and per-class F1 over the three trajectory labels."""
+    per: dict[str, float] = {}
+    for c in LABELS:
+        tp = sum(g == c and p == c for g, p in zip(gold, pred, strict=True))
+        fp = sum(g != c and p == c for g, p in zip(gold, pred, strict=True))
+        fn = sum(g == c and p != c for g, p in zip(gold, pred, strict=True))
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        per[c] = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return sum(per.values()) / len(per), per

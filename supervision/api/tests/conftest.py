@@ -1,0 +1,104 @@
+"""A small world for the API tests: one session per trainee, each with a supervisor's critique and an
+unaccepted AI suggestion, reachable by name so that a matrix row can say ``{"pk": "session_a"}``."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from conftest import golden_session
+from supervision.commenting import supervisor_comment_create
+from supervision.importing.service import import_transcripts
+from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
+from supervision.tags.services import tag_evidence_add
+
+ROLES = ("anonymous", "trainee_a", "trainee_b", "supervisor_a", "supervisor_b", "staff")
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # The cast's five passwords cost seconds per test with the production hasher; what is tested here is
+    # who may do what, not hashing.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # Throttle counters live in the cache (Redis under test); one test's requests must not limit the next.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def import_session(code: str, turns: int, trainee: str, **fields) -> Session:
+    report = import_transcripts(
+        rows=enumerate(golden_session(code, turns, **fields), start=1), trainee_username=trainee
+    )
+    assert report.ok, report.errors
+    return Session.objects.get(code=code)
+
+
+def add_comments(session: Session, supervisor, *, turn=None, suggestion: bool = True) -> SupervisorComment:
+    first = turn or session.turns.order_by("seq").first()
+    comment = supervisor_comment_create(
+        turn=first,
+        kind=CommentKind.CRITIQUE,
+        text="탐색 단계에서 해석이 이릅니다.",
+        intent_deviation={
+            "dimension": "시기",
+            "expected": "reflection",
+            "actual": "interpretation",
+            "severity": "minor",
+        },
+        written_by=supervisor,
+    )
+    if suggestion:
+        SupervisorComment.objects.create(
+            turn=first,
+            kind=CommentKind.CRITIQUE,
+            text="AI 제안: 침묵 뒤 종결을 확인하세요.",
+            author=CommentAuthor.AI,
+            is_suggestion=True,
+            suggestion_key="test-silent-close",
+        )
+    return comment
+
+
+@pytest.fixture
+def world(cast):
+    session_a = import_session("WA01", 6, "trainee_a", held_on="2026-03-02")
+    session_b = import_session("WB01", 6, "trainee_b", held_on="2026-03-03")
+    objects = {
+        "trainee_a": cast.trainee_a,
+        "trainee_b": cast.trainee_b,
+        "supervisor_a": cast.supervisor_a,
+        "supervisor_b": cast.supervisor_b,
+        "staff": cast.staff,
+        "session_a": session_a,
+        "session_b": session_b,
+        "turn_a": session_a.turns.order_by("seq").first(),
+        "turn_b": session_b.turns.order_by("seq").first(),
+        "comment_a": add_comments(session_a, cast.supervisor_a),
+        "comment_b": add_comments(session_b, cast.supervisor_b),
+    }
+    tag_evidence_add(
+        trainee_id=cast.trainee_a.pk,
+        tag="overuses_relational",
+        event="관계 형성 기법 비중이 범위 위",
+        session_id=session_a.pk,
+    )
+    return objects
+
+
+@pytest.fixture
+def client_as(world):
+    """``client_as("trainee_a")`` — a client logged in (session) as that member of the cast."""
+
+    def make(role: str) -> APIClient:
+        client = APIClient()
+        if role != "anonymous":
+            client.force_login(world[role])
+        return client
+
+    return make

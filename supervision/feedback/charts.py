@@ -1,0 +1,346 @@
+"""Charts as inline SVG, drawn on the server from plain dicts (no JavaScript, no CDN).
+
+Inputs are the shapes other parts of the portal publish: a review-gauge snapshot (CONTRACT §6), a list
+of snapshots for the trend, a trajectory-audit state trace ``[{"seq","utterance_id","valence","arousal",
+"risk"}]`` and the stage of each turn. Every function is pure, tolerates missing or malformed values (a
+chart never breaks a page) and returns markup with ``role="img"``, ``<title>`` and ``<desc>`` so screen
+readers get the figures in words; the pages add a data table next to each picture as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+
+from supervision import presentation
+from taxonomy import catalogue
+
+# MITI 4.2.1 reflection-to-question thresholds (DESIGN.md, "Review gauge").
+RQ_FAIR = 1.0
+RQ_GOOD = 2.0
+RQ_SCALE_MAX = 3.0
+
+_FONT = 'font-family="system-ui, Noto Sans KR, NanumGothic, sans-serif"'
+
+
+def _num(value: object, default: float | None = 0.0) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    if value != value:  # NaN
+        return default
+    return float(value)
+
+
+def _clamp(value: float, low: float, high: float) -> float:
+    return max(low, min(high, value))
+
+
+def _pct(value: float) -> str:
+    return f"{round(value * 100)}%"
+
+
+def _svg(width: int, height: int, title: str, desc: str, body: Iterable[str], ident: str) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+        f'preserveAspectRatio="xMinYMin meet" role="img" aria-labelledby="{ident}-t {ident}-d" class="chart">'
+        f'<title id="{ident}-t">{escape(title)}</title><desc id="{ident}-d">{escape(desc)}</desc>'
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def _band(value: object) -> tuple[float, float] | None:
+    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
+        low, high = _num(value[0], None), _num(value[1], None)
+        if low is not None and high is not None and low <= high:
+            return _clamp(low, 0, 1), _clamp(high, 0, 1)
+    return None
+
+
+def category_rows(snapshot: Mapping) -> list[dict]:
+    """The five categories in catalogue order with share, band and status (for the chart and its table)."""
+    categories = snapshot.get("categories") if isinstance(snapshot, Mapping) else None
+    categories = categories if isinstance(categories, Mapping) else {}
+    rows = []
+    for category in catalogue.CATEGORIES:
+        item = categories.get(category.code)
+        item = item if isinstance(item, Mapping) else {}
+        status = item.get("status") if item.get("status") in presentation.STATUS_KO else ""
+        rows.append(
+            {
+                "code": category.code,
+                "ko": category.ko,
+                "count": int(_num(item.get("count"), 0)),
+                "share": _clamp(_num(item.get("share"), 0.0), 0.0, 1.0),
+                "band": _band(item.get("band")),
+                "status": status,
+                "status_ko": presentation.STATUS_KO.get(status, "—"),
+            }
+        )
+    return rows
+
+
+def rq_band(ratio: float | None) -> str:
+    if ratio is None:
+        return ""
+    if ratio >= RQ_GOOD:
+        return "good"
+    return "fair" if ratio >= RQ_FAIR else "below_fair"
+
+
+def gauge_svg(snapshot: Mapping) -> str:
+    """Category shares against their target bands, and the reflection-to-question ratio on the MITI scale."""
+    rows = category_rows(snapshot)
+    ratio = _num(snapshot.get("rq_ratio"), None) if isinstance(snapshot, Mapping) else None
+    if ratio is not None and ratio < 0:
+        ratio = None
+    left, bar_w, row_h, top = 150, 330, 34, 16
+    width = left + bar_w + 150
+    rq_top = top + row_h * len(rows) + 28
+    height = rq_top + 70
+    body = [f'<g {_FONT} font-size="13">']
+    for x in (0.0, 0.25, 0.5, 0.75, 1.0):
+        gx = left + x * bar_w
+        body.append(f'<line x1="{gx:.1f}" y1="{top - 6}" x2="{gx:.1f}" y2="{rq_top - 30}" stroke="#d9dde5"/>')
+        body.append(f'<text x="{gx:.1f}" y="{rq_top - 16}" text-anchor="middle" fill="#5a6272">{_pct(x)}</text>')
+    for i, row in enumerate(rows):
+        y = top + i * row_h
+        swatch = presentation.CATEGORY_SWATCH[row["code"]]
+        body.append(f'<text x="{left - 10}" y="{y + 16}" text-anchor="end" fill="#1f2430">{escape(row["ko"])}</text>')
+        if row["band"]:
+            low, high = row["band"]
+            body.append(
+                f'<rect x="{left + low * bar_w:.1f}" y="{y}" width="{max((high - low) * bar_w, 1):.1f}" height="22" '
+                f'fill="{swatch.background}" stroke="{swatch.stroke}" stroke-dasharray="4 3"/>'
+            )
+        body.append(
+            f'<rect x="{left}" y="{y + 6}" width="{row["share"] * bar_w:.1f}" height="10" fill="{swatch.stroke}">'
+            f"<title>{escape(_category_sentence(row))}</title></rect>"
+        )
+        mark = {"over": "▲ 과다", "under": "▼ 과소", "within": "범위 안"}.get(row["status"], "")
+        body.append(
+            f'<text x="{left + bar_w + 10}" y="{y + 16}" fill="{swatch.text}">{_pct(row["share"])} {escape(mark)}</text>'
+        )
+    body.append(_rq_scale(ratio, left, bar_w, rq_top))
+    body.append("</g>")
+    desc = " ".join(_category_sentence(r) for r in rows) + " " + _rq_sentence(ratio)
+    return _svg(width, height, "기법 군집 비율과 목표 범위, 반영 대 질문 비율", desc, body, "gauge")
+
+
+def _category_sentence(row: dict) -> str:
+    band = f"목표 {_pct(row['band'][0])}–{_pct(row['band'][1])}" if row["band"] else "목표 범위 없음"
+    return f"{row['ko']} {_pct(row['share'])} ({row['count']}회, {band}, {row['status_ko']})."
+
+
+def _rq_sentence(ratio: float | None) -> str:
+    if ratio is None:
+        return "반영 대 질문 비율: 자료 없음."
+    return f"반영 대 질문 비율 {ratio:.2f}:1, {presentation.RQ_BAND_KO[rq_band(ratio)]}."
+
+
+def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int) -> str:
+    def x(value: float) -> float:
+        return left + _clamp(value, 0, RQ_SCALE_MAX) / RQ_SCALE_MAX * bar_w
+
+    zones = (
+        (0.0, RQ_FAIR, "#fde2e1", "기준 미달"),
+        (RQ_FAIR, RQ_GOOD, "#fff3c9", "적정"),
+        (RQ_GOOD, RQ_SCALE_MAX, "#dff5ea", "우수"),
+    )
+    parts = [f'<text x="{left - 10}" y="{top + 16}" text-anchor="end" fill="#1f2430">반영 : 질문</text>']
+    for low, high, fill, name in zones:
+        parts.append(f'<rect x="{x(low):.1f}" y="{top}" width="{x(high) - x(low):.1f}" height="22" fill="{fill}"/>')
+        parts.append(
+            f'<text x="{(x(low) + x(high)) / 2:.1f}" y="{top + 15}" text-anchor="middle" fill="#2f3645" '
+            f'font-size="11">{name}</text>'
+        )
+    for tick in (0.0, RQ_FAIR, RQ_GOOD, RQ_SCALE_MAX):
+        label = f"{tick:g}:1" + ("+" if tick == RQ_SCALE_MAX else "")
+        parts.append(f'<text x="{x(tick):.1f}" y="{top + 38}" text-anchor="middle" fill="#5a6272">{label}</text>')
+    if ratio is None:
+        parts.append(f'<text x="{left + bar_w + 10}" y="{top + 16}" fill="#5a6272">자료 없음</text>')
+    else:
+        mx = x(ratio)
+        parts.append(
+            f'<path d="M{mx:.1f},{top - 2} l-6,-9 h12 z" fill="#1f2430"><title>{escape(_rq_sentence(ratio))}</title></path>'
+            f'<line x1="{mx:.1f}" y1="{top}" x2="{mx:.1f}" y2="{top + 22}" stroke="#1f2430" stroke-width="2"/>'
+            f'<text x="{left + bar_w + 10}" y="{top + 16}" fill="#1f2430">{ratio:.2f}:1</text>'
+        )
+    return "".join(parts)
+
+
+def trend_svg(snapshots: Sequence[Mapping]) -> str:
+    """Category shares over time, one line per category (snapshots in any order; drawn oldest first)."""
+    dated = sorted(
+        (s for s in snapshots if isinstance(s, Mapping) and isinstance(s.get("date"), str)), key=lambda s: s["date"]
+    )
+    left, top, plot_w, plot_h = 44, 14, 440, 160
+    width, height = left + plot_w + 150, top + plot_h + 40
+    body = [f'<g {_FONT} font-size="12">']
+    for y_value in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = top + plot_h - y_value * plot_h
+        body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#d9dde5"/>')
+        body.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#5a6272">{_pct(y_value)}</text>')
+    if not dated:
+        body.append(
+            f'<text x="{left + 10}" y="{top + plot_h / 2:.1f}" fill="#5a6272">추이를 그릴 자료가 없습니다.</text>'
+        )
+        body.append("</g>")
+        return _svg(width, height, "기법 군집 비율 추이", "추이 자료가 없습니다.", body, "trend")
+
+    def x(i: int) -> float:
+        return left + (plot_w / 2 if len(dated) == 1 else i * plot_w / (len(dated) - 1))
+
+    series = [category_rows(s) for s in dated]
+    sentences = []
+    for c_index, category in enumerate(catalogue.CATEGORIES):
+        swatch = presentation.CATEGORY_SWATCH[category.code]
+        points = [(x(i), top + plot_h - rows[c_index]["share"] * plot_h) for i, rows in enumerate(series)]
+        body.append(
+            f'<polyline fill="none" stroke="{swatch.stroke}" stroke-width="2" points="'
+            + " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+            + '"/>'
+        )
+        for (px, py), snap, rows in zip(points, dated, series, strict=True):
+            share = rows[c_index]["share"]
+            body.append(
+                f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{swatch.stroke}">'
+                f"<title>{escape(snap['date'])} {escape(category.ko)} {_pct(share)}</title></circle>"
+            )
+        ly = top + 12 + c_index * 18
+        body.append(f'<rect x="{left + plot_w + 14}" y="{ly - 9}" width="12" height="4" fill="{swatch.stroke}"/>')
+        body.append(f'<text x="{left + plot_w + 32}" y="{ly - 3}" fill="#1f2430">{escape(category.ko)}</text>')
+        first, last = series[0][c_index]["share"], series[-1][c_index]["share"]
+        sentences.append(f"{category.ko} {_pct(first)}→{_pct(last)}")
+    body.append(
+        f'<text x="{left}" y="{height - 8}" fill="#5a6272">{escape(dated[0]["date"])}</text>'
+        f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end" fill="#5a6272">{escape(dated[-1]["date"])}</text>'
+    )
+    body.append("</g>")
+    desc = f"{dated[0]['date']}부터 {dated[-1]['date']}까지 {len(dated)}회 측정: " + ", ".join(sentences) + "."
+    return _svg(width, height, "기법 군집 비율 추이", desc, body, "trend")
+
+
+def trace_points(trace: Iterable[Mapping]) -> list[dict]:
+    """The usable points of a state trace, in seq order."""
+    points = []
+    for item in trace or ():
+        if not isinstance(item, Mapping) or _num(item.get("seq"), None) is None:
+            continue
+        points.append(
+            {
+                "seq": int(item["seq"]),
+                "utterance_id": str(item.get("utterance_id") or ""),
+                "valence": _clamp(_num(item.get("valence"), 0.0), -1.0, 1.0),
+                "arousal": _clamp(_num(item.get("arousal"), 0.0), 0.0, 1.0),
+                "risk": _clamp(_num(item.get("risk"), 0.0), 0.0, 1.0),
+            }
+        )
+    return sorted(points, key=lambda p: p["seq"])
+
+
+_TRACE_SERIES = (
+    ("valence", "정서가(valence)", "#3057b9", ""),
+    ("arousal", "각성(arousal)", "#1f8a53", "6 4"),
+    ("risk", "위험(risk)", "#c62828", ""),
+)
+
+
+def trajectory_svg(trace: Iterable[Mapping], risk_threshold: float, *, ident: str = "trajectory") -> str:
+    """Valence (−1..1), arousal and risk (0..1) per client turn, with the risk threshold as a dashed line."""
+    points = trace_points(trace)
+    threshold = _clamp(_num(risk_threshold, 0.0), 0.0, 1.0)
+    left, top, plot_w, plot_h = 44, 14, 480, 180
+    width, height = left + plot_w + 140, top + plot_h + 40
+
+    def y(value: float) -> float:  # −1 at the bottom, +1 at the top
+        return top + (1 - (value + 1) / 2) * plot_h
+
+    body = [f'<g {_FONT} font-size="12">']
+    for v in (-1.0, -0.5, 0.0, 0.5, 1.0):
+        body.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{left + plot_w}" y2="{y(v):.1f}" stroke="#d9dde5"/>')
+        body.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#5a6272">{v:g}</text>')
+    body.append(
+        f'<line x1="{left}" y1="{y(threshold):.1f}" x2="{left + plot_w}" y2="{y(threshold):.1f}" stroke="#8c1512" '
+        f'stroke-dasharray="5 4"><title>위험 임계값 {threshold:.2f}</title></line>'
+        f'<text x="{left + plot_w + 8}" y="{y(threshold) + 4:.1f}" fill="#8c1512">임계 {threshold:.2f}</text>'
+    )
+    if not points:
+        body.append(f'<text x="{left + 10}" y="{top + 30}" fill="#5a6272">내담자 상태 궤적 자료가 없습니다.</text>')
+        body.append("</g>")
+        return _svg(width, height, "내담자 상태 궤적", "궤적 자료가 없습니다.", body, ident)
+    first, last = points[0]["seq"], points[-1]["seq"]
+
+    def x(seq: int) -> float:
+        return left + (plot_w / 2 if first == last else (seq - first) / (last - first) * plot_w)
+
+    for s_index, (key, name, colour, dash) in enumerate(_TRACE_SERIES):
+        coords = " ".join(f"{x(p['seq']):.1f},{y(p[key]):.1f}" for p in points)
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash_attr} points="{coords}"/>')
+        ly = top + plot_h - 50 + s_index * 18  # lower right: the threshold label (risk ≥ 0) sits above it
+        body.append(
+            f'<line x1="{left + plot_w + 8}" y1="{ly}" x2="{left + plot_w + 24}" y2="{ly}" stroke="{colour}" '
+            f'stroke-width="2"{dash_attr}/><text x="{left + plot_w + 28}" y="{ly + 4}" fill="#1f2430">{name}</text>'
+        )
+    above = [p for p in points if p["risk"] >= threshold]
+    for p in points:
+        hot = p["risk"] >= threshold
+        body.append(
+            f'<circle cx="{x(p["seq"]):.1f}" cy="{y(p["risk"]):.1f}" r="{5 if hot else 3}" '
+            f'fill="{"#8c1512" if hot else "#c62828"}"><title>{escape(_point_sentence(p))}</title></circle>'
+        )
+    body.append(
+        f'<text x="{left}" y="{height - 8}" fill="#5a6272">순서 {first}</text>'
+        f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end" fill="#5a6272">순서 {last}</text>'
+    )
+    body.append("</g>")
+    desc = (
+        f"내담자 발화 {len(points)}개(순서 {first}–{last}). 정서가 {points[0]['valence']:.2f}→{points[-1]['valence']:.2f}, "
+        f"위험 {points[0]['risk']:.2f}→{points[-1]['risk']:.2f}; 위험이 임계값 {threshold:.2f} 이상인 발화 {len(above)}개"
+        + (": " + ", ".join(p["utterance_id"] or str(p["seq"]) for p in above[:10]) if above else "")
+        + "."
+    )
+    return _svg(width, height, "내담자 상태 궤적", desc, body, ident)
+
+
+def _point_sentence(p: dict) -> str:
+    return f"{p['utterance_id'] or p['seq']}: 정서가 {p['valence']:.2f}, 각성 {p['arousal']:.2f}, 위험 {p['risk']:.2f}"
+
+
+def stage_segments(stages: Iterable[str]) -> list[dict]:
+    """Runs of consecutive turns in the same stage: ``[{"stage", "ko", "start", "length"}]``."""
+    segments: list[dict] = []
+    for index, stage in enumerate(stages):
+        if segments and segments[-1]["stage"] == stage:
+            segments[-1]["length"] += 1
+        else:
+            segments.append(
+                {"stage": stage, "ko": presentation.STAGE_KO.get(stage, stage), "start": index, "length": 1}
+            )
+    return segments
+
+
+def stage_strip_svg(stages: Iterable[str]) -> str:
+    """The session as one strip, coloured by stage, each run as wide as its number of turns."""
+    segments = stage_segments(stages)
+    total = sum(s["length"] for s in segments)
+    width, height, bar_h = 640, 48, 24
+    body = [f'<g {_FONT} font-size="12">']
+    if not total:
+        body.append('<text x="0" y="18" fill="#5a6272">발화가 없습니다.</text></g>')
+        return _svg(width, height, "회기 단계 흐름", "발화가 없습니다.", body, "stages")
+    for seg in segments:
+        x0 = seg["start"] / total * width
+        w = seg["length"] / total * width
+        colour = presentation.STAGE_COLOUR.get(seg["stage"], "#b0b6c2")
+        sentence = f"{seg['ko']}: 발화 {seg['start'] + 1}–{seg['start'] + seg['length']} ({seg['length']}개)"
+        body.append(
+            f'<rect x="{x0:.1f}" y="0" width="{w:.1f}" height="{bar_h}" fill="{colour}" stroke="#fff">'
+            f"<title>{escape(sentence)}</title></rect>"
+        )
+        if w >= 36:
+            body.append(f'<text x="{x0 + 4:.1f}" y="{bar_h + 16}" fill="#1f2430">{escape(seg["ko"])}</text>')
+    body.append("</g>")
+    desc = " → ".join(f"{s['ko']} {s['length']}개" for s in segments)
+    return _svg(width, height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, "stages")

@@ -1,0 +1,134 @@
+"""Reads for the trainee pages and the admin transcript: querysets joined and prefetched up front, so a
+page costs the same number of queries for 10 turns or 500.
+
+Access (CONTRACT §5) is applied here, not in the views: a session or comment the user may not see is
+simply not in the queryset, so it answers 404.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404
+
+from supervision.feedback.models import CommentRead, CommentReply
+from supervision.gauge.models import GaugeSnapshot
+from supervision.gauge.serializers import GaugeSnapshotSerializer
+from supervision.models import CommentKind, Session, SupervisorComment, Turn
+from supervision.roles import trainee_filter
+from supervision.tags.views import tags_feedback_context
+from supervision.trajectory.selectors import audits_for as trajectory_audits_for
+from taxonomy.models import ClientStateDef, TechniqueLabelDef
+
+
+def accepted_comments() -> QuerySet[SupervisorComment]:
+    """What a trainee may see: comments that are not (or no longer) AI suggestions."""
+    return SupervisorComment.objects.filter(is_suggestion=False)
+
+
+def _count(queryset: QuerySet) -> Coalesce:
+    counted = queryset.order_by().values("turn__session").annotate(n=Count("id")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def feedback_sessions(user) -> QuerySet[Session]:
+    """The sessions the user may see, with critique counts and how many shown comments are unread by them."""
+    in_session = accepted_comments().filter(turn__session=OuterRef("pk"))
+    unread = in_session.exclude(Exists(CommentRead.objects.filter(comment=OuterRef("pk"), user=user)))
+    return (
+        Session.objects.filter(trainee_filter(user))
+        .select_related("trainee")
+        .annotate(
+            turn_total=Count("turns", distinct=True),
+            critique_count=_count(in_session.filter(kind=CommentKind.CRITIQUE)),
+            unread_count=_count(unread),
+        )
+        .order_by("-held_on", "code")
+    )
+
+
+def transcript_turns(
+    session: Session,
+    *,
+    reader=None,
+    include_suggestions: bool = False,
+    stage: str = "",
+    speaker: str = "",
+    label: str = "",
+    query: str = "",
+) -> QuerySet[Turn]:
+    """The session's turns in order with labels, comments, replies and (for ``reader``) read markers.
+
+    Trainees get accepted comments only; the admin passes ``include_suggestions=True``. The filters
+    narrow the turns (stage code, speaker code, technique or client-state code, words in the text).
+    """
+    # Lists via ``to_attr`` (technique_list, client_state_list, comment_list, reply_list): templates then
+    # iterate plain lists instead of cloning a QuerySet per turn, which matters on 500-turn pages.
+    comments = SupervisorComment.objects.all() if include_suggestions else accepted_comments()
+    prefetches = [Prefetch("replies", queryset=CommentReply.objects.select_related("author"), to_attr="reply_list")]
+    if reader is not None:
+        prefetches.append(
+            Prefetch("reads", queryset=CommentRead.objects.filter(user=reader), to_attr="reads_by_reader")
+        )
+    turns = (
+        session.turns.select_related("stage")
+        .prefetch_related(
+            Prefetch("techniques", queryset=TechniqueLabelDef.objects.all(), to_attr="technique_list"),
+            Prefetch("client_states", queryset=ClientStateDef.objects.all(), to_attr="client_state_list"),
+            Prefetch(
+                "comments",
+                queryset=comments.select_related("written_by").prefetch_related(*prefetches),
+                to_attr="comment_list",
+            ),
+        )
+        .order_by("seq")
+    )
+    if stage:
+        turns = turns.filter(stage_id=stage)
+    if speaker:
+        turns = turns.filter(speaker=speaker)
+    if label:
+        turns = turns.filter(Q(techniques__code=label) | Q(client_states__code=label)).distinct()
+    if query:
+        turns = turns.filter(text__icontains=query)
+    return turns
+
+
+def feedback_session(user, session_id: int) -> Session:
+    """One session the user may see (404 otherwise)."""
+    return get_object_or_404(Session.objects.filter(trainee_filter(user)).select_related("trainee"), pk=session_id)
+
+
+def feedback_comment(user, comment_id: int) -> SupervisorComment:
+    """One shown comment on a session the user may see (404 otherwise)."""
+    visible = accepted_comments().filter(trainee_filter(user, "turn__session__trainee"))
+    return get_object_or_404(visible.select_related("turn__session"), pk=comment_id)
+
+
+# --- Other capabilities shown on these pages -------------------------------------------------------------
+
+TREND_SNAPSHOTS = 12
+
+
+def latest_gauge_for(trainee) -> dict | None:
+    """The newest trainee-wide review-gauge snapshot (CONTRACT §6 shape), or None."""
+    snapshot = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date").first()
+    return GaugeSnapshotSerializer(snapshot).data if snapshot else None
+
+
+def gauge_trend_for(trainee) -> list[dict]:
+    """The latest trainee-wide snapshots, newest first (CONTRACT §6 shape)."""
+    snapshots = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date")
+    return GaugeSnapshotSerializer(snapshots[:TREND_SNAPSHOTS], many=True).data
+
+
+def audits_for(session) -> list[dict]:
+    """Trajectory-audit windows of a session: ``{"label","score","explanation","risk_threshold",
+    "trace": [{"seq","utterance_id","valence","arousal","risk"}]}``."""
+    return trajectory_audits_for(session)
+
+
+def tags_for(viewer, trainee) -> dict:
+    """Context for the tags partials: perspectives (observations already left out for a trainee) and,
+    for the trainee themself, the form to declare a focus."""
+    return tags_feedback_context(viewer=viewer, trainee_id=trainee.pk)

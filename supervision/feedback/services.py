@@ -1,0 +1,42 @@
+"""Writes of the trainee pages: marking a critique read and replying to it."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from supervision.feedback.models import CommentRead, CommentReply
+from supervision.models import SupervisorComment
+from supervision.services import ServiceError
+
+MAX_REPLY_CHARS = 2000
+
+
+def _require_own_session(comment: SupervisorComment, user) -> None:
+    # Only the trainee whose session it is reads and answers critiques; supervisors write theirs in the admin.
+    if comment.is_suggestion or comment.turn.session.trainee_id != user.pk:
+        raise PermissionDenied("이 논평에는 해당 수련생만 읽음 표시와 답글을 남길 수 있습니다.")
+
+
+@transaction.atomic
+def comment_mark_read(*, comment: SupervisorComment, user) -> CommentRead:
+    """Marks the comment read by ``user`` (idempotent: the first read time is kept)."""
+    _require_own_session(comment, user)
+    read, _ = CommentRead.objects.get_or_create(comment=comment, user=user)
+    return read
+
+
+@transaction.atomic
+def comment_reply_create(*, comment: SupervisorComment, author, text: str) -> CommentReply:
+    """Adds the trainee's reply; replying also marks the comment read."""
+    _require_own_session(comment, author)
+    text = (text or "").strip()
+    if not text:
+        raise ServiceError("답글 내용이 비어 있습니다. 내용을 적어 주세요.")
+    if len(text) > MAX_REPLY_CHARS:
+        raise ServiceError(f"답글은 {MAX_REPLY_CHARS}자 이내로 적어 주세요(지금 {len(text)}자).")
+    reply = CommentReply(comment=comment, author=author, text=text)
+    reply.full_clean()
+    reply.save()
+    CommentRead.objects.get_or_create(comment=comment, user=author)
+    return reply

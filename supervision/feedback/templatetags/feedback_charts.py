@@ -1,0 +1,65 @@
+"""Template access to the charts and the shared palette (``supervision.presentation``)."""
+
+from django import template
+from django.utils.safestring import mark_safe
+
+from supervision import presentation
+from supervision.feedback import charts
+
+register = template.Library()
+
+
+# The chart functions escape every piece of text they place, so their markup is safe as a whole.
+@register.simple_tag
+def gauge_chart(snapshot):
+    return mark_safe(charts.gauge_svg(snapshot or {}))
+
+
+@register.simple_tag
+def trend_chart(snapshots):
+    return mark_safe(charts.trend_svg(snapshots or []))
+
+
+@register.simple_tag
+def trajectory_chart(trace, risk_threshold, number=1):
+    # One page may show several windows; each SVG needs its own title/desc ids.
+    return mark_safe(charts.trajectory_svg(trace or [], risk_threshold, ident=f"trajectory-{number}"))
+
+
+@register.simple_tag
+def stage_strip(stages):
+    return mark_safe(charts.stage_strip_svg(stages or []))
+
+
+@register.simple_tag
+def palette_css():
+    """Chip and severity classes built from the one palette, emitted once per page."""
+    rules = []
+    for code, swatch in presentation.CATEGORY_SWATCH.items():
+        rules.append(
+            f".chip.cat-{code}{{background:{swatch.background};color:{swatch.text};border-color:{swatch.stroke}}}"
+        )
+    state, critical = presentation.CLIENT_STATE_SWATCH, presentation.SAFETY_CRITICAL_SWATCH
+    rules.append(f".chip.state{{background:{state.background};color:{state.text};border-color:{state.stroke}}}")
+    rules.append(
+        f".chip.state.critical{{background:{critical.background};color:{critical.text};border-color:{critical.stroke}}}"
+    )
+    for code, swatch in presentation.SEVERITY_SWATCH.items():
+        rules.append(
+            f".comment.sev-{code}{{border-left-color:{swatch.stroke}}}"
+            f".sev-badge.sev-{code}{{background:{swatch.background};color:{swatch.text};border-color:{swatch.stroke}}}"
+        )
+    return mark_safe("<style>" + "".join(rules) + "</style>")
+
+
+@register.filter
+def severity_ko(code):
+    return presentation.SEVERITY_KO.get(code or "", "")
+
+
+@register.filter
+def technique_ko(code):
+    """Expected/actual may name a technique code or be free text; codes are shown with their Korean name."""
+    if code in presentation.TECHNIQUE_KO:
+        return f"{presentation.TECHNIQUE_KO[code]} ({code})"
+    return code

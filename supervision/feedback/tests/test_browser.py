@@ -1,0 +1,180 @@
+"""Browser scenarios: Playwright driving Debian's Chromium against pytest-django's live server.
+
+Never lets Playwright download a browser: it launches /usr/bin/chromium (apt-get install chromium).
+Screenshots go to test-artifacts/screenshots/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import PASSWORD
+from supervision.feedback import selectors
+from supervision.feedback.models import CommentRead, CommentReply
+from supervision.feedback.tests.factories import make_session
+from supervision.feedback.tests.test_charts import SNAPSHOT, TRACE
+from supervision.models import SupervisorComment
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
+LAPTOP = {"width": 1366, "height": 900}
+TABLET = {"width": 820, "height": 1180}
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test itself are safe.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def http_settings(settings):
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+
+def log_in(page, base: str, username: str):
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("아이디").fill(username)
+    page.get_by_label("비밀번호").fill(PASSWORD)
+    page.get_by_role("button", name="로그인").click()
+
+
+def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http_settings, monkeypatch):
+    own = make_session("WEB_A1", 16, trainee="trainee_a")
+    other = make_session("WEB_B1", 8, trainee="trainee_b")
+    monkeypatch.setattr(selectors, "latest_gauge_for", lambda trainee: SNAPSHOT)
+    monkeypatch.setattr(selectors, "gauge_trend_for", lambda t: [SNAPSHOT, {**SNAPSHOT, "date": "2026-10-31"}])
+    audit = {
+        "label": "neutral",
+        "score": 0.42,
+        "explanation": "위험 변화가 작습니다.",
+        "risk_threshold": 0.7,
+        "trace": TRACE,
+    }
+    monkeypatch.setattr(selectors, "audits_for", lambda session: [audit])
+
+    for name, viewport in (("laptop", LAPTOP), ("tablet", TABLET)):
+        context = browser.new_context(viewport=viewport, locale="ko-KR")
+        page = context.new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.screenshot(path=SHOTS / f"login-{name}.png")
+        # Keyboard only: the user name has focus on arrival and Tab moves on to the password.
+        assert page.evaluate("document.activeElement.id") == "id_username"
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "id_password"
+        context.close()
+
+    context = browser.new_context(viewport=LAPTOP, locale="ko-KR")
+    page = context.new_page()
+    log_in(page, live_server.url, "trainee_a")
+    page.wait_for_url(f"{live_server.url}/feedback/")
+    assert page.get_by_role("link", name="WEB_A1").count() == 1 or "WEB_A1" in page.content()
+    assert "WEB_B1" not in page.content()
+    assert page.get_by_text("새 논평 4").is_visible()
+    page.screenshot(path=SHOTS / "dashboard-laptop.png", full_page=True)
+
+    page.get_by_role("link", name="WEB_A1").first.click()
+    page.wait_for_url(f"{live_server.url}/feedback/sessions/{own.pk}/")
+    comment = SupervisorComment.objects.filter(turn__session=own).order_by("turn__seq").first()
+    article = page.locator(f"#comment-{comment.pk}")
+    assert "감정 반영 없이 곧바로 질문으로 넘어갔습니다." in article.inner_text()
+    assert "반영 (reflection)" in article.inner_text()
+    page.screenshot(path=SHOTS / "session-laptop.png", full_page=True)
+
+    article.get_by_role("button", name="읽음으로 표시").click()
+    page.wait_for_load_state()
+    assert CommentRead.objects.filter(comment=comment, user=cast.trainee_a).exists()
+    article = page.locator(f"#comment-{comment.pk}")
+    article.get_by_label("답글").fill("다음 회기에는 먼저 감정을 반영해 보겠습니다.")
+    article.get_by_role("button", name="답글 남기기").click()
+    page.wait_for_load_state()
+    assert page.get_by_text("답글을 남겼습니다.").is_visible()
+    assert "다음 회기에는 먼저 감정을 반영해 보겠습니다." in page.locator(f"#comment-{comment.pk}").inner_text()
+    assert CommentReply.objects.filter(comment=comment, author=cast.trainee_a).count() == 1
+
+    page.set_viewport_size(TABLET)
+    page.goto(f"{live_server.url}/feedback/sessions/{own.pk}/")
+    page.screenshot(path=SHOTS / "session-tablet.png", full_page=False)
+    response = page.goto(f"{live_server.url}/feedback/sessions/{other.pk}/")
+    assert response.status == 404
+
+    page.goto(f"{live_server.url}/feedback/")
+    page.get_by_role("button", name="로그아웃").click()
+    page.wait_for_load_state()
+    page.wait_for_url(f"{live_server.url}/accounts/login/")
+    assert page.get_by_role("heading", name="로그인").is_visible()
+    page.goto(f"{live_server.url}/feedback/")
+    assert page.url.startswith(f"{live_server.url}/accounts/login/?next=")
+    context.close()
+
+
+def test_a_supervisor_critiques_in_the_admin_and_the_trainee_sees_it(browser, live_server, cast, http_settings):
+    session = make_session("WEB_S1", 10, trainee="trainee_a", critique_every=0)
+    turn = session.turns.get(seq=2)
+
+    context = browser.new_context(viewport=LAPTOP, locale="ko-KR")
+    page = context.new_page()
+    log_in(page, live_server.url, "supervisor_a")
+    page.wait_for_url(f"{live_server.url}/admin/")
+    page.goto(f"{live_server.url}/admin/supervision/session/{session.pk}/change/")
+    row = page.locator("#turn-2")
+    row.get_by_text("논평 쓰기").click()
+    row.get_by_label("종류").select_option("critique")
+    row.get_by_label("내용").fill("내담자의 망설임을 반영하지 않고 다음 질문으로 넘어갔습니다.")
+    row.get_by_label("평가 차원").fill("공감 타이밍")
+    row.get_by_label("권장 의도(expected)").fill("reflection")
+    row.get_by_label("실제(actual)").fill("exploration")
+    row.get_by_label("심각도").select_option("major")
+    page.screenshot(path=SHOTS / "admin-session-laptop.png", full_page=False)
+    row.get_by_role("button", name="논평 저장").click()
+    page.wait_for_load_state()
+    assert page.get_by_text("WEB_S1-C-002에 논평을 남겼습니다.").is_visible()
+    comment = SupervisorComment.objects.get(turn=turn)
+    assert comment.intent_deviation == {
+        "dimension": "공감 타이밍",
+        "expected": "reflection",
+        "actual": "exploration",
+        "severity": "major",
+    }
+    page.locator("#turn-2").scroll_into_view_if_needed()
+    page.screenshot(path=SHOTS / "admin-session-after-critique.png", full_page=False)
+    assert "WEB_" in page.content()
+    page.goto(f"{live_server.url}/admin/supervision/session/")
+    assert "trainee_b" not in page.content()
+    context.close()
+
+    context = browser.new_context(viewport=TABLET, locale="ko-KR")
+    page = context.new_page()
+    log_in(page, live_server.url, "trainee_a")
+    page.goto(f"{live_server.url}/feedback/sessions/{session.pk}/")
+    article = page.locator(f"#comment-{comment.pk}")
+    assert "내담자의 망설임을 반영하지 않고" in article.inner_text()
+    assert "중대" in article.inner_text()
+    context.close()

@@ -1,0 +1,206 @@
+"""The trainee pages: access per CONTRACT §5, what they show, read markers, replies, query counts."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from conftest import PASSWORD
+from supervision.feedback import selectors, views
+from supervision.feedback.models import CommentRead, CommentReply
+from supervision.feedback.tests.factories import make_session
+from supervision.models import CommentAuthor, SupervisorComment
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sessions(cast):
+    return {
+        "a": make_session("PAGE_A1", 12, trainee="trainee_a"),
+        "b": make_session("PAGE_B1", 8, trainee="trainee_b"),
+    }
+
+
+def login(client, user):
+    client.force_login(user)
+    return client
+
+
+def test_it_sends_anonymous_visitors_to_log_in(client, sessions):
+    for url in ("/feedback/", f"/feedback/sessions/{sessions['a'].pk}/"):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_it_sends_a_trainee_home_to_their_feedback(client, cast):
+    response = login(client, cast.trainee_a).get("/")
+    assert response.status_code == 302 and response["Location"] == "/feedback/"
+
+
+def test_it_lists_only_the_trainees_own_sessions(client, cast, sessions):
+    page = login(client, cast.trainee_a).get("/feedback/").content.decode()
+    assert "PAGE_A1" in page
+    assert "PAGE_B1" not in page
+    assert "새 논평 3" in page  # seqs 0, 4, 8 carry critiques, none read yet
+
+
+def test_it_answers_404_for_another_trainees_session(client, cast, sessions):
+    assert login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['b'].pk}/").status_code == 404
+    comment = SupervisorComment.objects.filter(turn__session=sessions["b"]).first()
+    assert client.post(f"/feedback/comments/{comment.pk}/read/").status_code == 404
+    assert client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "x"}).status_code == 404
+    assert not CommentRead.objects.exists() and not CommentReply.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("who", "session", "status"),
+    [
+        ("trainee_a", "a", 200),
+        ("trainee_b", "a", 404),
+        ("supervisor_a", "a", 200),
+        ("supervisor_a", "b", 404),
+        ("supervisor_b", "b", 200),
+        ("staff", "a", 200),
+        ("staff", "b", 200),
+    ],
+)
+def test_it_applies_the_access_matrix_to_session_pages(client, cast, sessions, who, session, status):
+    response = login(client, getattr(cast, who)).get(f"/feedback/sessions/{sessions[session].pk}/")
+    assert response.status_code == status
+
+
+def test_it_shows_the_transcript_with_labels_and_critiques_beside_their_turns(client, cast, sessions):
+    page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
+    assert page.count('class="turn ') == 12
+    assert "합성 발화 PAGE_A1 0번째 문장입니다." in page
+    assert '<li class="chip cat-RELATIONAL">반영 <span class="code">reflection</span></li>' in page
+    assert '<li class="chip state">정서 접촉/표현 <span class="code">affect_contact</span></li>' in page
+    assert "감정 반영 없이 곧바로 질문으로 넘어갔습니다." in page
+    assert "반영 (reflection)" in page and "탐색 (exploration)" in page  # expected vs actual
+    assert 'class="sev-badge sev-moderate"' in page
+    assert "비언어: (잠시 멈춤)" in page
+    assert 'aria-labelledby="stages-t stages-d"' in page  # the stage strip
+
+
+def test_it_never_shows_unaccepted_ai_suggestions(client, cast, sessions):
+    turn = sessions["a"].turns.get(seq=2)
+    SupervisorComment.objects.create(
+        turn=turn, kind="critique", text="제안만 된 논평", author=CommentAuthor.AI, is_suggestion=True
+    )
+    page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
+    assert "제안만 된 논평" not in page
+    suggestion = SupervisorComment.objects.get(text="제안만 된 논평")
+    assert client.post(f"/feedback/comments/{suggestion.pk}/read/").status_code == 404
+
+
+def test_it_marks_a_critique_read_once(client, cast, sessions):
+    comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
+    login(client, cast.trainee_a)
+    response = client.post(f"/feedback/comments/{comment.pk}/read/")
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"#comment-{comment.pk}")
+    client.post(f"/feedback/comments/{comment.pk}/read/")
+    assert CommentRead.objects.filter(comment=comment, user=cast.trainee_a).count() == 1
+    assert "새 논평 2" in client.get("/feedback/").content.decode()
+
+
+def test_it_stores_a_reply_and_shows_it_to_the_supervisor_in_the_admin(client, cast, sessions):
+    comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
+    login(client, cast.trainee_a).post(
+        f"/feedback/comments/{comment.pk}/replies/", {"text": "  다음엔 먼저 반영하겠습니다. "}
+    )
+    reply = CommentReply.objects.get()
+    assert (reply.comment, reply.author, reply.text) == (comment, cast.trainee_a, "다음엔 먼저 반영하겠습니다.")
+    assert CommentRead.objects.filter(comment=comment, user=cast.trainee_a).exists()
+    admin_page = login(client, cast.supervisor_a).get(f"/admin/supervision/session/{sessions['a'].pk}/change/")
+    assert "다음엔 먼저 반영하겠습니다." in admin_page.content.decode()
+
+
+def test_it_rejects_an_empty_or_overlong_reply_naming_the_field(client, cast, sessions):
+    comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
+    login(client, cast.trainee_a)
+    response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "   "}, follow=True)
+    assert "답글: 답글 내용이 비어 있습니다." in response.content.decode()
+    response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "가" * 2001}, follow=True)
+    assert "답글은 2000자 이내로" in response.content.decode()
+    assert not CommentReply.objects.exists()
+
+
+def test_it_refuses_read_markers_and_replies_from_anyone_but_the_trainee(client, cast, sessions):
+    comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
+    login(client, cast.supervisor_a)
+    assert client.post(f"/feedback/comments/{comment.pk}/read/").status_code == 403
+    assert client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "x"}).status_code == 403
+    assert client.get(f"/feedback/comments/{comment.pk}/read/").status_code == 405
+
+
+def test_it_draws_the_gauge_and_trend_when_a_snapshot_exists(client, cast, sessions, monkeypatch):
+    from supervision.feedback.tests.test_charts import SNAPSHOT
+
+    monkeypatch.setattr(selectors, "latest_gauge_for", lambda trainee: SNAPSHOT)
+    monkeypatch.setattr(selectors, "gauge_trend_for", lambda trainee: [SNAPSHOT, {**SNAPSHOT, "date": "2026-10-31"}])
+    page = login(client, cast.trainee_a).get("/feedback/").content.decode()
+    assert 'aria-labelledby="gauge-t gauge-d"' in page
+    assert 'aria-labelledby="trend-t trend-d"' in page
+    assert "<td>과다</td>" in page  # the table alternative
+
+
+def test_it_plots_each_audit_window(client, cast, sessions, monkeypatch):
+    from supervision.feedback.tests.test_charts import TRACE
+
+    audit = {
+        "label": "harmful",
+        "score": 0.8,
+        "explanation": "S-K-003에서 위험 상승",
+        "risk_threshold": 0.7,
+        "trace": TRACE,
+    }
+    monkeypatch.setattr(views.selectors, "audits_for", lambda session: [audit, audit])
+    page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
+    assert 'id="trajectory-1-t"' in page and 'id="trajectory-2-t"' in page
+    assert "S-K-003에서 위험 상승" in page
+
+
+def count_queries(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_it_renders_session_pages_in_a_constant_number_of_queries(client, cast, django_assert_num_queries):
+    small = make_session("PAGE_Q10", 10, trainee="trainee_a")
+    large = make_session("PAGE_Q50", 50, trainee="trainee_a")
+    login(client, cast.trainee_a)
+    client.get("/feedback/")  # warm the session
+    expected = count_queries(client, f"/feedback/sessions/{small.pk}/")
+    with django_assert_num_queries(expected):
+        client.get(f"/feedback/sessions/{large.pk}/")
+
+
+def test_it_renders_the_dashboard_in_a_constant_number_of_queries(client, cast, django_assert_num_queries):
+    make_session("PAGE_D1", 6, trainee="trainee_a")
+    login(client, cast.trainee_a)
+    expected = count_queries(client, "/feedback/")
+    for n in range(2, 8):
+        make_session(f"PAGE_D{n}", 6, trainee="trainee_a")
+    with django_assert_num_queries(expected):
+        client.get("/feedback/")
+
+
+def test_it_offers_a_korean_log_in_page_with_labelled_fields(client, db):
+    page = client.get("/accounts/login/").content.decode()
+    assert '<html lang="ko">' in page
+    assert '<label for="id_username">아이디</label>' in page
+    assert '<label for="id_password">비밀번호</label>' in page
+    response = client.post("/accounts/login/", {"username": "nobody", "password": "wrong"})
+    assert "아이디 또는 비밀번호가 맞지 않습니다" in response.content.decode()
+    assert 'aria-invalid="true"' in response.content.decode()
+
+
+def test_it_logs_in_and_out(client, cast):
+    response = client.post("/accounts/login/", {"username": "trainee_a", "password": PASSWORD}, follow=True)
+    assert response.redirect_chain[-1][0] == "/feedback/"
+    response = client.post("/accounts/logout/", follow=True)
+    assert "로그인" in response.content.decode()
+    assert client.get("/feedback/").status_code == 302

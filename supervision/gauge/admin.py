@@ -1,0 +1,191 @@
+"""Admin of the review gauge: target bands (admins edit), snapshots at a glance, AI suggestions to review."""
+
+from django.contrib import admin, messages
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from supervision.admin import RoleScopedAdmin
+from supervision.gauge import figures
+from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
+from supervision.gauge.services import suggestion_accept, suggestion_dismiss
+from supervision.gauge.tasks import nightly_review
+from supervision.roles import is_supervisor, sees_everything
+from supervision.services import ServiceError
+from taxonomy import catalogue
+
+STATUS_MARK = {figures.UNDER: ("↓", "#b45309"), figures.WITHIN: ("✓", "#15803d"), figures.OVER: ("↑", "#b91c1c")}
+RQ_COLOUR = {figures.GOOD: "#15803d", figures.FAIR: "#a16207", figures.BELOW_FAIR: "#b91c1c"}
+
+
+@admin.register(TargetBand)
+class TargetBandAdmin(admin.ModelAdmin):
+    list_display = ("category", "low", "high", "rationale", "updated_at")
+    list_editable = ("low", "high")
+    readonly_fields = ("updated_at",)
+
+    def has_add_permission(self, request):
+        return False  # one row per catalogue category, seeded by migration 0002
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ScopeFilter(admin.SimpleListFilter):
+    title = _("범위")
+    parameter_name = "scope"
+
+    def lookups(self, request, model_admin):
+        return (("trainee", _("수련생 전체")), ("session", _("회기별")))
+
+    def queryset(self, request, queryset):
+        if self.value() == "trainee":
+            return queryset.filter(session__isnull=True)
+        if self.value() == "session":
+            return queryset.filter(session__isnull=False)
+        return queryset
+
+
+@admin.register(GaugeSnapshot)
+class GaugeSnapshotAdmin(RoleScopedAdmin):
+    list_display = (
+        "trainee",
+        "date",
+        "scope",
+        "turns",
+        "counselor_turns",
+        "balance",
+        "rq",
+        "critique_counts",
+        "deviation",
+        "dialog_acts",
+    )
+    list_filter = (ScopeFilter, "date", "trainee")
+    list_select_related = ("trainee", "session")
+    search_fields = ("trainee__username", "session__code")
+    date_hierarchy = "date"
+    actions = ("recompute",)
+    ordering = ("-date", "trainee", "session")
+
+    def has_add_permission(self, request):
+        return False  # snapshots come from the nightly run only
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_recompute_permission(self, request):
+        return sees_everything(request.user) or is_supervisor(request.user)
+
+    @admin.display(description=_("범위"), ordering="session__code")
+    def scope(self, obj):
+        return obj.session.code if obj.session_id else _("전체")
+
+    @admin.display(description=_("기법 균형 (비율 / 목표 범위)"))
+    def balance(self, obj):
+        cells = []
+        for code in catalogue.CATEGORY_CODES:
+            figure = obj.categories.get(code, {})
+            mark, colour = STATUS_MARK.get(figure.get("status"), ("·", "#6b7280"))
+            share = "—" if figure.get("share") is None else f"{figure['share']:.2f}"
+            band = figure.get("band")
+            band_text = f"{band[0]:.2f}–{band[1]:.2f}" if band else "—"
+            cells.append((colour, code[:4], share, band_text, mark))
+        return format_html(
+            "<span style='white-space:nowrap'>{}</span>",
+            format_html_join(
+                " ",
+                "<span style='color:{}' title='{} {} / {}'>{} {}{}</span>",
+                ((c, k, s, b, k, s, m) for c, k, s, b, m in cells),
+            ),
+        )
+
+    @admin.display(description=_("반영:질문 (MITI)"))
+    def rq(self, obj):
+        ratio = "—" if obj.rq_ratio is None else f"{obj.rq_ratio:.2f}"
+        return format_html(
+            "<span style='color:{}'>{} {}</span>", RQ_COLOUR.get(obj.rq_band, "#6b7280"), ratio, obj.rq_band or "—"
+        )
+
+    @admin.display(description=_("논평 경미/보통/중대"))
+    def critique_counts(self, obj):
+        return " / ".join(str(obj.critiques.get(s, 0)) for s in catalogue.CRITIQUE_SEVERITIES)
+
+    @admin.display(description=_("의도 이탈률"), ordering="intent_deviation_rate")
+    def deviation(self, obj):
+        return "—" if obj.intent_deviation_rate is None else f"{obj.intent_deviation_rate:.0%}"
+
+    @admin.display(description=_("무응답 종료 / 종결 수긍 / 재개 중 종결"))
+    def dialog_acts(self, obj):
+        return f"{obj.silent_close_events} / {obj.closing_acknowledged} / {obj.closed_on_resuming_client}"
+
+    @admin.action(description=_("지금 다시 계산 (선택한 스냅숏의 날짜)"), permissions=("recompute",))
+    def recompute(self, request, queryset):
+        days = sorted(set(queryset.values_list("date", flat=True)))
+        for day in days:
+            nightly_review.delay(day.isoformat())
+        self.message_user(
+            request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": len(days)}, messages.SUCCESS
+        )
+
+
+@admin.register(SuggestedComment)
+class SuggestedCommentAdmin(RoleScopedAdmin):
+    """Suggestions only; the supervisor accepts (the comment becomes theirs) or dismisses (deleted)."""
+
+    trainee_path = "turn__session__trainee"
+    list_display = ("turn", "trainee", "short_text", "severity_display", "suggestion_key", "created_at")
+    list_filter = ("suggestion_key",)
+    list_select_related = ("turn__session__trainee",)
+    search_fields = ("text", "turn__utterance_id", "turn__session__code")
+    readonly_fields = ("turn", "kind", "text", "intent_deviation", "suggestion_key", "created_at")
+    fields = readonly_fields
+    actions = ("accept", "dismiss")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(is_suggestion=True)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # dismiss remembers the dismissal; a bare delete would not
+        return actions
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_review_permission(self, request):
+        return request.user.is_superuser or is_supervisor(request.user)
+
+    @admin.display(description=_("수련생"))
+    def trainee(self, obj):
+        return obj.turn.session.trainee
+
+    @admin.display(description=_("내용"))
+    def short_text(self, obj):
+        return obj.text[:80]
+
+    @admin.display(description=_("심각도"))
+    def severity_display(self, obj):
+        return obj.severity or "—"
+
+    def _review(self, request, queryset, service, done_message):
+        done, refused = 0, []
+        for comment in queryset.select_related("turn__session"):
+            try:
+                service(comment=comment, user=request.user)
+                done += 1
+            except ServiceError as exc:
+                refused.append(f"{comment.turn}: {exc}")
+        if done:
+            self.message_user(request, done_message % {"n": done}, messages.SUCCESS)
+        for message in refused:
+            self.message_user(request, message, messages.ERROR)
+
+    @admin.action(description=_("승인 (내 논평으로)"), permissions=("review",))
+    def accept(self, request, queryset):
+        self._review(request, queryset, suggestion_accept, _("AI 제안 %(n)d개를 승인했습니다."))
+
+    @admin.action(description=_("기각 (삭제, 다시 제안하지 않음)"), permissions=("review",))
+    def dismiss(self, request, queryset):
+        self._review(request, queryset, suggestion_dismiss, _("AI 제안 %(n)d개를 기각했습니다."))

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class GaugeConfig(AppConfig):
+    name = "supervision.gauge"
+    label = "gauge"
+    verbose_name = _("리뷰 게이지")

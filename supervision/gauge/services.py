@@ -1,0 +1,477 @@
+"""The nightly review and the review gauge (writes).
+
+``gauge_compute`` is set-based: one SQL statement aggregates every session in scope (GROUP BY, and
+window functions over client turns for transitions, silent-close runs and the last client turn), Python
+then works per session (never per turn) to derive the figures, and snapshots and suggested critiques
+are written with one ``INSERT … SELECT FROM jsonb_to_recordset … ON CONFLICT`` each. Idempotent:
+a re-run for the same day updates the same rows and removes the day's snapshots that no longer apply.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from supervision import rules
+from supervision.gauge import figures
+from supervision.gauge.models import DismissedSuggestion, GaugeSnapshot, TargetBand
+from supervision.models import CommentAuthor, CommentKind, Severity, SupervisorComment
+from supervision.roles import supervises
+from supervision.services import ServiceError
+from taxonomy import catalogue
+
+# Every suggestion the gauge makes has a key starting with this, so a re-run can find its own.
+SUGGESTION_PREFIX = "gauge:"
+SILENT_CLOSE_KEY = SUGGESTION_PREFIX + "silent_close"
+CLOSED_ON_RESUMING_KEY = SUGGESTION_PREFIX + "closed_on_resuming"
+BAND_KEY = SUGGESTION_PREFIX + "band:{category}"
+
+
+@dataclass(frozen=True)
+class GaugeRun:
+    day: datetime.date
+    trainees: int
+    sessions: int
+    turns: int
+    suggestions: int
+
+    def summary(self) -> dict[str, int]:
+        """The last stdout line of ``compute_gauges`` (CONTRACT.md §4)."""
+        return {"trainees": self.trainees, "sessions": self.sessions, "turns": self.turns}
+
+
+def nightly_review(*, day: datetime.date) -> dict[str, object]:
+    """The nightly job: runs every service named in ``settings.NIGHTLY_REVIEW_STEPS`` with ``day=``.
+
+    HOOK: later steps (tendency tags, trajectory audits) are added to that setting, not here.
+    Returns each step's result keyed by its dotted path.
+    """
+    return {dotted: import_string(dotted)(day=day) for dotted in settings.NIGHTLY_REVIEW_STEPS}
+
+
+def current_bands() -> dict[str, figures.Band]:
+    return {
+        category: (float(low), float(high))
+        for category, low, high in TargetBand.objects.values_list("category", "low", "high")
+    }
+
+
+@transaction.atomic
+def gauge_compute(*, day: datetime.date) -> GaugeRun:
+    """Writes the snapshots dated ``day``: one per trainee over the sessions held in the
+    ``GAUGE_WINDOW_DAYS`` days ending ``day`` and one per such session; then the suggested critiques."""
+    start = day - datetime.timedelta(days=settings.GAUGE_WINDOW_DAYS - 1)
+    bands = current_bands()
+    computed_at = timezone.now()
+    sessions = _session_aggregates(start=start, day=day)
+
+    by_trainee: dict[int, figures.Tally] = defaultdict(figures.Tally)
+    session_rows, trainee_rows = [], []
+    for row in sessions:
+        by_trainee[row.trainee_id].add(row.tally)
+        session_rows.append(
+            {
+                "trainee_id": row.trainee_id,
+                "session_id": row.session_id,
+                "date": day,
+                "computed_at": computed_at,
+                **figures.snapshot_figures(row.tally, bands),
+            }
+        )
+    for trainee_id, tally in by_trainee.items():
+        trainee_rows.append(
+            {
+                "trainee_id": trainee_id,
+                "session_id": None,
+                "date": day,
+                "computed_at": computed_at,
+                **figures.snapshot_figures(tally, bands),
+            }
+        )
+    _upsert_snapshots(trainee_rows, target="(trainee_id, date) WHERE session_id IS NULL")
+    _upsert_snapshots(session_rows, target="(trainee_id, session_id, date) WHERE session_id IS NOT NULL")
+    # Snapshots of this day a previous run wrote for sessions or trainees no longer in scope.
+    GaugeSnapshot.objects.filter(date=day).exclude(computed_at=computed_at).delete()
+
+    suggestions = _suggest(sessions, session_rows)
+    return GaugeRun(
+        day=day,
+        trainees=len(trainee_rows),
+        sessions=len(session_rows),
+        turns=sum(row.tally.turns for row in sessions),
+        suggestions=suggestions,
+    )
+
+
+@dataclass
+class SessionAggregate:
+    session_id: int
+    trainee_id: int
+    tally: figures.Tally
+    silent_close_turns: list[int]
+    last_client_turn: int | None
+    acknowledged: bool | None
+    last_counselor_turn: int | None
+
+
+_SESSION_SQL = """
+-- Every CTE is MATERIALIZED: computed once, then hashed/merged by session, never re-run per row
+-- (the planner misjudges row counts of CTE scans and would otherwise nest loops over them).
+WITH scope AS MATERIALIZED (
+    SELECT s.id AS session_id, s.trainee_id FROM sessions s
+    WHERE s.trainee_id IS NOT NULL AND s.held_on BETWEEN %(start)s AND %(day)s
+),
+scoped AS MATERIALIZED (
+    -- one pass over the turns in scope, each speaker's turns of a session in seq order
+    SELECT session_id, id, speaker, stage, dialog_act, no_input, seq,
+           -- a client turn with words starts a new island; a run is the no-input turns of one island
+           count(*) FILTER (WHERE NOT no_input) OVER w AS island,
+           lag(id) OVER w AS previous_id,
+           lead(id) OVER w IS NULL AS is_last
+    FROM (
+        SELECT t.session_id, t.id, t.seq, t.speaker, t.stage, t.dialog_act,
+               (t.speaker = %(client)s AND {no_input}) AS no_input
+        FROM turns t JOIN scope USING (session_id)
+    ) turns_in_scope
+    WINDOW w AS (PARTITION BY session_id, speaker ORDER BY seq)
+),
+turn_counts AS MATERIALIZED (
+    SELECT session_id, count(*) AS turns,
+           count(*) FILTER (WHERE speaker = %(counselor)s) AS counselor_turns,
+           max(id) FILTER (WHERE speaker = %(counselor)s AND is_last) AS last_counselor_turn
+    FROM scoped GROUP BY session_id
+),
+technique_counts AS MATERIALIZED (
+    SELECT session_id, jsonb_object_agg(code, n) AS techniques FROM (
+        SELECT t.session_id, l.code, count(*) AS n
+        FROM scoped t
+        JOIN turn_technique tt ON tt.turn_id = t.id
+        JOIN technique_label_def l ON l.id = tt.label_id
+        WHERE t.speaker = %(counselor)s
+        GROUP BY t.session_id, l.code
+    ) per_code GROUP BY session_id
+),
+silent AS MATERIALIZED (
+    SELECT session_id, count(*) AS events, array_agg(turn_id ORDER BY turn_id) AS turn_ids FROM (
+        SELECT session_id, (array_agg(id ORDER BY seq))[%(run)s] AS turn_id
+        FROM scoped WHERE no_input
+        GROUP BY session_id, island HAVING count(*) >= %(run)s
+    ) runs GROUP BY session_id
+),
+closing AS MATERIALIZED (
+    SELECT session_id, id AS turn_id, COALESCE(dialog_act = ANY(%(ack)s), false) AS acknowledged
+    FROM scoped WHERE speaker = %(client)s AND is_last AND stage = %(closing_stage)s
+),
+transitions AS MATERIALIZED (
+    SELECT session_id, jsonb_object_agg(pair, n) AS transitions FROM (
+        SELECT c.session_id, a.code || '>' || b.code AS pair, count(*) AS n
+        FROM scoped c
+        JOIN turn_client_state pa ON pa.turn_id = c.previous_id
+        JOIN client_state_def a ON a.id = pa.label_id
+        JOIN turn_client_state pb ON pb.turn_id = c.id
+        JOIN client_state_def b ON b.id = pb.label_id
+        WHERE c.speaker = %(client)s
+        GROUP BY 1, 2
+    ) pairs GROUP BY session_id
+),
+critique_rows AS MATERIALIZED (
+    SELECT t.session_id, t.id AS turn_id, t.speaker, c.intent_deviation AS deviation
+    FROM supervisor_comment c
+    JOIN turns t ON t.id = c.turn_id
+    JOIN scope USING (session_id)
+    WHERE c.kind = %(critique)s AND NOT c.is_suggestion
+),
+severities AS MATERIALIZED (
+    SELECT session_id, jsonb_object_agg(severity, n) AS counts FROM (
+        SELECT session_id, deviation->>'severity' AS severity, count(*) AS n
+        FROM critique_rows WHERE deviation->>'severity' IS NOT NULL GROUP BY 1, 2
+    ) x GROUP BY session_id
+),
+dimensions AS MATERIALIZED (
+    SELECT session_id, jsonb_object_agg(dimension, n) AS counts FROM (
+        SELECT session_id, deviation->>'dimension' AS dimension, count(*) AS n
+        FROM critique_rows WHERE COALESCE(deviation->>'dimension', '') <> '' GROUP BY 1, 2
+    ) x GROUP BY session_id
+),
+deviations AS MATERIALIZED (
+    SELECT session_id, count(DISTINCT turn_id) AS turns
+    FROM critique_rows
+    WHERE speaker = %(counselor)s AND deviation IS NOT NULL AND deviation <> '{{}}'::jsonb
+    GROUP BY session_id
+)
+SELECT scope.session_id, scope.trainee_id,
+       COALESCE(turn_counts.turns, 0), COALESCE(turn_counts.counselor_turns, 0),
+       technique_counts.techniques, severities.counts, dimensions.counts, COALESCE(deviations.turns, 0),
+       COALESCE(silent.events, 0), silent.turn_ids, closing.turn_id, closing.acknowledged,
+       transitions.transitions, turn_counts.last_counselor_turn
+FROM scope
+LEFT JOIN turn_counts USING (session_id)
+LEFT JOIN technique_counts USING (session_id)
+LEFT JOIN silent USING (session_id)
+LEFT JOIN closing USING (session_id)
+LEFT JOIN transitions USING (session_id)
+LEFT JOIN severities USING (session_id)
+LEFT JOIN dimensions USING (session_id)
+LEFT JOIN deviations USING (session_id)
+ORDER BY scope.session_id
+"""
+
+
+def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[SessionAggregate]:
+    no_input, no_input_params = rules.no_input_sql("t.text", "t.dialog_act")
+    # The no-input expression carries positional parameters; inline them as named ones.
+    names = ("silence_act", "wordless")
+    for name in names:
+        no_input = no_input.replace("%s", f"%({name})s", 1)
+    params = {
+        **dict(zip(names, no_input_params, strict=True)),
+        "start": start,
+        "day": day,
+        "counselor": catalogue.COUNSELOR,
+        "client": catalogue.CLIENT,
+        "run": catalogue.SILENT_CLOSE_RUN,
+        "ack": sorted(catalogue.CLOSING_ACK_ACTS),
+        "closing_stage": catalogue.CLOSING_STAGE,
+        "critique": CommentKind.CRITIQUE,
+    }
+    with connection.cursor() as cursor:
+        # The window sort over every turn in scope must not spill to disk (local to this transaction).
+        cursor.execute("SET LOCAL work_mem = '256MB'")
+        cursor.execute(_SESSION_SQL.format(no_input=no_input), params)
+        rows = cursor.fetchall()
+    result = []
+    for (
+        session_id,
+        trainee_id,
+        turns,
+        counselor_turns,
+        techniques,
+        severities,
+        dimensions,
+        deviation_turns,
+        silent_events,
+        silent_turns,
+        last_client_turn,
+        acknowledged,
+        transitions,
+        last_counselor_turn,
+    ) in rows:
+        tally = figures.Tally(
+            sessions=1,
+            turns=turns,
+            counselor_turns=counselor_turns,
+            techniques=_json_counts(techniques),
+            critiques=_json_counts(severities),
+            dimensions=_json_counts(dimensions),
+            deviation_turns=deviation_turns,
+            silent_close_events=silent_events,
+            closing_acknowledged=int(acknowledged is True),
+            closed_on_resuming_client=int(acknowledged is False),
+            transitions=_json_counts(transitions),
+        )
+        result.append(
+            SessionAggregate(
+                session_id,
+                trainee_id,
+                tally,
+                list(silent_turns or []),
+                last_client_turn,
+                acknowledged,
+                last_counselor_turn,
+            )
+        )
+    return result
+
+
+def _json_counts(value) -> Counter:
+    # Django hands jsonb to JSONField as text, so raw cursors get text too.
+    if value is None:
+        return Counter()
+    return Counter(json.loads(value) if isinstance(value, str) else value)
+
+
+def _recordset(model, rows: list[dict], columns: list[str]) -> tuple[str, str]:
+    """A JSON parameter and the ``AS r(column type, …)`` list that turns it back into typed rows."""
+    fields = {f.column: f for f in model._meta.concrete_fields}
+    definition = ", ".join(f"{column} {fields[column].db_type(connection)}" for column in columns)
+    payload = json.dumps([{c: row[c] for c in columns} for row in rows], default=_json_default, ensure_ascii=False)
+    return payload, definition
+
+
+def _json_default(value):
+    if isinstance(value, datetime.date | datetime.datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON serialisable: {value!r}")
+
+
+def _snapshot_columns() -> list[str]:
+    return [f.column for f in GaugeSnapshot._meta.concrete_fields if not f.primary_key]
+
+
+def _upsert_snapshots(rows: list[dict], *, target: str) -> None:
+    if not rows:
+        return
+    columns = _snapshot_columns()
+    for row in rows:
+        row.setdefault("session_id", None)
+    payload, definition = _recordset(GaugeSnapshot, rows, columns)
+    names = ", ".join(columns)
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c not in ("trainee_id", "session_id", "date"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {GaugeSnapshot._meta.db_table} ({names}) "
+            f"SELECT {names} FROM jsonb_to_recordset(%s::jsonb) AS r({definition}) "
+            f"ON CONFLICT {target} DO UPDATE SET {updates}",
+            [payload],
+        )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Suggested critiques
+
+
+def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
+    """Suggests a critique (author ``ai``, ``is_suggestion``) on the turn where each event happened:
+
+    - a silent close: on the client turn that completes the run (the ``SILENT_CLOSE_RUN``-th no-input turn);
+    - a session closed on a resuming client: on that last client turn;
+    - a category outside its band in a session: on the session's last counselor turn (the balance is
+      the session's as a whole, so it is pinned where the session ends).
+
+    Pending suggestions of the gauge that no longer apply are removed; accepted ones are never touched;
+    dismissed ones (``DismissedSuggestion``) are not suggested again. Returns the number now pending or
+    refreshed.
+    """
+    wanted: list[dict] = []
+    for session in sessions:
+        for turn_id in session.silent_close_turns:
+            wanted.append(
+                _suggestion(
+                    turn_id,
+                    SILENT_CLOSE_KEY,
+                    f"내담자의 무응답이 {catalogue.SILENT_CLOSE_RUN}회 이상 이어졌습니다(연속 무응답 종료, silent close). "
+                    "침묵을 다루는 개입(홀딩, 정서 반영, 확인 질문)이 있었는지 검토해 주세요.",
+                    dimension="대화행위 (dialog_act)",
+                    severity=Severity.MODERATE,
+                )
+            )
+        if session.acknowledged is False and session.last_client_turn is not None:
+            wanted.append(
+                _suggestion(
+                    session.last_client_turn,
+                    CLOSED_ON_RESUMING_KEY,
+                    "정리 단계의 마지막 내담자 발화가 종결 수긍이 아니라 이야기를 이어가려는 신호인데 회기가 끝났습니다"
+                    "(closed on a resuming client). 내담자의 마지막 말을 다루었는지 검토해 주세요.",
+                    dimension="종결 (closing)",
+                    severity=Severity.MODERATE,
+                )
+            )
+    off_band = {
+        row["session_id"]: [
+            (code, c) for code, c in row["categories"].items() if c["status"] in (figures.UNDER, figures.OVER)
+        ]
+        for row in session_rows
+    }
+    off_band = {session_id: items for session_id, items in off_band.items() if items}
+    last_counselor = {s.session_id: s.last_counselor_turn for s in sessions}
+    for session_id, items in off_band.items():
+        turn_id = last_counselor.get(session_id)
+        if turn_id is None:
+            continue
+        for code, figure in items:
+            low, high = figure["band"]
+            word = "부족" if figure["status"] == figures.UNDER else "과다"
+            wanted.append(
+                _suggestion(
+                    turn_id,
+                    BAND_KEY.format(category=code),
+                    f"이 회기의 {code} 기법 비율 {figure['share']:.2f}이(가) 목표 범위 {low:.2f}–{high:.2f}를 벗어났습니다"
+                    f"({word}, {figure['status']}).",
+                    dimension="기법 균형 (technique balance)",
+                    severity=Severity.MINOR,
+                    expected=f"{code} {low:.2f}–{high:.2f}",
+                    actual=f"{code} {figure['share']:.2f}",
+                )
+            )
+    session_ids = [s.session_id for s in sessions]
+    now = timezone.now()
+    for row in wanted:
+        row["created_at"] = row["updated_at"] = now
+    columns = ["turn_id", "kind", "text", "intent_deviation", "author", "is_suggestion", "suggestion_key"]
+    payload, definition = _recordset(SupervisorComment, wanted, [*columns, "created_at", "updated_at"])
+    table = SupervisorComment._meta.db_table
+    names = ", ".join([*columns, "created_at", "updated_at"])
+    with connection.cursor() as cursor:
+        # Pending gauge suggestions in scope that this run no longer makes (compared per suggestion in
+        # Python: an anti-join against a JSON recordset gets planned as a nested loop).
+        cursor.execute(
+            f"SELECT c.id, c.turn_id, c.suggestion_key FROM {table} c JOIN turns t ON t.id = c.turn_id "
+            "WHERE t.session_id = ANY(%s) AND c.is_suggestion AND c.suggestion_key LIKE %s",
+            [session_ids, SUGGESTION_PREFIX + "%"],
+        )
+        keep = {(row["turn_id"], row["suggestion_key"]) for row in wanted}
+        stale = [pk for pk, turn_id, key in cursor.fetchall() if (turn_id, key) not in keep]
+        if stale:
+            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [stale])
+        if not wanted:
+            return 0
+        cursor.execute(
+            f"WITH wanted AS MATERIALIZED (SELECT * FROM jsonb_to_recordset(%s::jsonb) AS r({definition})) "
+            f"INSERT INTO {table} ({names}) SELECT {names} FROM wanted w "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {DismissedSuggestion._meta.db_table} d "
+            "WHERE d.turn_id = w.turn_id AND d.suggestion_key = w.suggestion_key) "
+            "ON CONFLICT (turn_id, suggestion_key) WHERE NOT (suggestion_key = '') DO UPDATE "
+            "SET text = EXCLUDED.text, intent_deviation = EXCLUDED.intent_deviation, updated_at = EXCLUDED.updated_at "
+            f"WHERE {table}.is_suggestion AND ({table}.text, {table}.intent_deviation) "
+            "IS DISTINCT FROM (EXCLUDED.text, EXCLUDED.intent_deviation)",
+            [payload],
+        )
+    return len(wanted)
+
+
+def _suggestion(turn_id: int, key: str, text: str, **deviation: str) -> dict:
+    return {
+        "turn_id": turn_id,
+        "kind": CommentKind.CRITIQUE,
+        "text": text,
+        "intent_deviation": deviation,
+        "author": CommentAuthor.AI,
+        "is_suggestion": True,
+        "suggestion_key": key,
+    }
+
+
+def _reviewable_suggestion(comment: SupervisorComment, user) -> None:
+    if not comment.is_suggestion:
+        raise ServiceError("이미 처리된 논평입니다(AI 제안이 아님).")
+    if not supervises(user, comment.turn.session.trainee_id):
+        raise ServiceError("이 수련생의 슈퍼바이저만 AI 제안을 승인하거나 기각할 수 있습니다.")
+
+
+@transaction.atomic
+def suggestion_accept(*, comment: SupervisorComment, user) -> SupervisorComment:
+    """The supervisor takes the suggestion over: from now on it is theirs, counted, exported and shown."""
+    _reviewable_suggestion(comment, user)
+    comment.author = CommentAuthor.SUPERVISOR
+    comment.is_suggestion = False
+    comment.written_by = user
+    comment.full_clean()
+    comment.save()
+    return comment
+
+
+@transaction.atomic
+def suggestion_dismiss(*, comment: SupervisorComment, user) -> None:
+    """Deletes the suggestion and remembers it, so the next nightly run does not suggest it again."""
+    _reviewable_suggestion(comment, user)
+    DismissedSuggestion.objects.get_or_create(
+        turn_id=comment.turn_id, suggestion_key=comment.suggestion_key, defaults={"dismissed_by": user}
+    )
+    comment.delete()

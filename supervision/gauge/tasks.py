@@ -1,0 +1,40 @@
+"""Celery task of the nightly review (scheduled in ``settings.CELERY_BEAT_SCHEDULE["nightly-review"]``)."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+from django.utils import timezone
+
+from supervision.gauge import services
+from supervision.gauge.locks import nightly_lock
+
+logger = logging.getLogger(__name__)
+TASK_NAME = "supervision.nightly_review"
+
+
+@shared_task(
+    name=TASK_NAME,
+    # A database restart or a dropped connection at 03:00 is worth waiting out; anything else is a bug.
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=30,
+    retry_backoff_max=30 * 60,
+    retry_jitter=True,
+    max_retries=6,
+)
+def nightly_review(day: str | None = None) -> dict:
+    """Runs ``services.nightly_review`` for ``day`` (ISO date; default today in ``PORTAL_TIME_ZONE``),
+    unless another run holds the lock, in which case it logs and skips."""
+    target = datetime.date.fromisoformat(day) if day else timezone.localdate()
+    with nightly_lock() as acquired:
+        if not acquired:
+            logger.warning("nightly review for %s skipped: another run holds the lock", target)
+            return {"day": target.isoformat(), "skipped": "locked"}
+        results = services.nightly_review(day=target)
+    return {
+        "day": target.isoformat(),
+        "steps": {name: (r.summary() if hasattr(r, "summary") else r) for name, r in results.items()},
+    }

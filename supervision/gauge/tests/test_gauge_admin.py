@@ -1,0 +1,78 @@
+"""Admin: snapshots at a glance (role-scoped, constant queries), the recompute action, target bands."""
+
+import pytest
+from django.urls import reverse
+
+from conftest import PASSWORD
+from portal.celery import app
+from supervision.gauge.models import GaugeSnapshot, TargetBand
+from supervision.gauge.services import gauge_compute
+from supervision.gauge.tests.conftest import DAY
+
+pytestmark = pytest.mark.django_db
+SNAPSHOTS = reverse("admin:gauge_gaugesnapshot_changelist")
+
+
+@pytest.fixture
+def eager():
+    """Run queued jobs in-process, as the portal does without REDIS_URL."""
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+def login(client, username):
+    assert client.login(username=username, password=PASSWORD)
+    return client
+
+
+def test_it_lists_a_supervisors_trainees_with_the_figures_readable(fixture_sessions, client):
+    gauge_compute(day=DAY)
+    page = login(client, "supervisor_a").get(SNAPSHOTS)
+    assert page.status_code == 200
+    assert {s.trainee.username for s in page.context["cl"].result_list} == {"trainee_a"}
+    html = page.content.decode()
+    assert "RELA 0.54↑" in html  # trainee-wide RELATIONAL 7/13 over its band
+    assert "1.50 fair" in html
+    assert "0.25–0.45" in html
+
+
+def test_its_changelist_runs_the_same_queries_for_more_rows(fixture_sessions, client, django_assert_num_queries):
+    gauge_compute(day=DAY)
+    login(client, "staff")
+    client.get(SNAPSHOTS)
+    # session, user, roles, 2 counts, rows (trainee and session joined), date hierarchy, trainee filter …
+    with django_assert_num_queries(11):
+        client.get(SNAPSHOTS)
+    for n in range(1, 4):
+        gauge_compute(day=DAY.replace(day=30 - n))
+    with django_assert_num_queries(11):
+        assert client.get(SNAPSHOTS).context["cl"].result_count == 11
+
+
+def test_recompute_now_queues_the_nightly_review_for_the_selected_days(fixture_sessions, client, eager):
+    gauge_compute(day=DAY)
+    TargetBand.objects.filter(category="RELATIONAL").update(low="0.000", high="1.000")
+    target = GaugeSnapshot.objects.get(session=None, trainee=fixture_sessions.trainee_a)
+    response = login(client, "staff").post(SNAPSHOTS, {"action": "recompute", "_selected_action": [target.pk]})
+    assert response.status_code == 302
+    recomputed = GaugeSnapshot.objects.get(session=None, trainee=fixture_sessions.trainee_a, date=DAY)
+    assert recomputed.categories["RELATIONAL"]["status"] == "within"
+
+
+def test_trainees_cannot_open_the_admin(fixture_sessions, client):
+    response = login(client, "trainee_a").get(SNAPSHOTS)
+    assert response.status_code == 302 and "login" in response["Location"]
+
+
+def test_an_admin_edits_a_band_and_a_reversed_band_is_refused(fixture_sessions, admin_client):
+    band = TargetBand.objects.get(category="STRUCTURING")
+    url = reverse("admin:gauge_targetband_change", args=[band.pk])
+    refused = admin_client.post(url, {"category": "STRUCTURING", "low": "0.5", "high": "0.1", "rationale": ""})
+    assert refused.status_code == 200
+    band.refresh_from_db()
+    assert str(band.low) == "0.030"
+    admin_client.post(url, {"category": "STRUCTURING", "low": "0.05", "high": "0.2", "rationale": "조정"})
+    band.refresh_from_db()
+    assert (str(band.low), str(band.high)) == ("0.050", "0.200")

@@ -1,0 +1,24 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from supervision.models import Session
+from supervision.tags.selectors import declarable_tags
+from supervision.tags.services import MAX_EVENT_CHARS
+
+
+class DeclareForm(forms.Form):
+    """A trainee states their own focus: a declared tag, in their words, optionally tied to a session."""
+
+    tag = forms.ChoiceField(label=_("집중하려는 점"))
+    event = forms.CharField(
+        label=_("내 말로 적기"),
+        max_length=MAX_EVENT_CHARS,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("예: 이번 달에는 내담자와의 관계 형성에 더 시간을 쓰고 싶다."),
+    )
+    session = forms.ModelChoiceField(label=_("관련 회기(선택)"), queryset=Session.objects.none(), required=False)
+
+    def __init__(self, *args, trainee, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tag"].choices = [(t.name, f"{t.ko} ({t.name})") for t in declarable_tags()]
+        self.fields["session"].queryset = Session.objects.filter(trainee=trainee).order_by("-held_on", "code")

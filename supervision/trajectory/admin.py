@@ -1,0 +1,99 @@
+"""Read-only admin for stored trajectory audits, scoped to the trainees the user may see."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from supervision.roles import is_supervisor, sees_everything, trainee_filter
+from supervision.trajectory.display import trace_svg
+from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
+from supervision.trajectory.selectors import trace_of
+
+_LABEL_COLOURS = {
+    TrajectoryLabel.PRODUCTIVE: "#1e7e34",
+    TrajectoryLabel.NEUTRAL: "#666",
+    TrajectoryLabel.HARMFUL: "#b02a37",
+}
+
+
+@admin.register(TrajectoryAudit)
+class TrajectoryAuditAdmin(admin.ModelAdmin):
+    list_display = ("session", "window_index", "seq_range", "label_display", "score", "computed_at")
+    list_filter = ("label", "session__trainee")
+    search_fields = ("session__code",)
+    list_select_related = ("session", "session__trainee")
+    ordering = ("session__code", "window_index")
+    fields = (
+        "session",
+        "window_index",
+        "seq_range",
+        "label_display",
+        "score",
+        "explanation",
+        "sycophancy_display",
+        "trace_display",
+        "engine_version",
+        "computed_at",
+    )
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(trainee_filter(request.user, "session__trainee"))
+
+    # Audits are written only by the service; supervisors and staff read them (trainees never use the admin).
+    def _may_read(self, request) -> bool:
+        return is_supervisor(request.user) or sees_everything(request.user)
+
+    def has_module_permission(self, request):
+        return self._may_read(request) or super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._may_read(request) or super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("발화 순서"))
+    def seq_range(self, obj):
+        return f"{obj.first_seq}–{obj.last_seq}"
+
+    @admin.display(description=_("판정"), ordering="label")
+    def label_display(self, obj):
+        return format_html(
+            '<strong style="color:{}">{}</strong>', _LABEL_COLOURS.get(obj.label, "#000"), obj.get_label_display()
+        )
+
+    @admin.display(description=_("은밀한 아첨 발화"))
+    def sycophancy_display(self, obj):
+        return ", ".join(obj.sycophancy_turns or ()) or "—"
+
+    @admin.display(description=_("상태 궤적"))
+    def trace_display(self, obj):
+        trace = trace_of(obj.states)
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    s["seq"],
+                    s["utterance_id"],
+                    f"{s['valence'] or 0.0:+.2f}",
+                    f"{s['arousal'] or 0.0:.2f}",
+                    f"{s['risk'] or 0.0:.2f}",
+                )
+                for s in trace
+            ),
+        )
+        table = format_html(
+            "<table><tr><th>seq</th><th>utterance_id</th><th>valence</th><th>arousal</th><th>risk</th></tr>{}</table>",
+            rows,
+        )
+        return trace_svg(trace) + table

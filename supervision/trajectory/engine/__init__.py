@@ -1,0 +1,1 @@
+"""Deterministic trajectory-audit engine (no Django, no network, no model weights)."""

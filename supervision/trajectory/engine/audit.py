@@ -1,0 +1,175 @@
+"""Window audit: states -> graph/score terms -> label, score and a Korean explanation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import DEFAULT_CONFIG, AuditConfig
+from .extractor import ClinicalState, CounselorTurn, classify_counselor, extract_state
+from .resources import Resources, load_resources
+from .scoring import ScoreParts, match_templates_many, score_window
+
+PRODUCTIVE, NEUTRAL, HARMFUL = "productive", "neutral", "harmful"
+
+
+@dataclass(frozen=True, slots=True)
+class WindowAudit:
+    """Result for one window.
+
+    score: positive = toward regulation (productive), negative = toward harm; label thresholds are in
+    data/model.json ("labels"). states: one dict per client turn (seq, utterance_id, valence, arousal, risk,
+    high_risk_mass, top_distortion, distortions). sycophancy_turns: counselor utterance_ids flagged as
+    supportive-only responses in a harmful window (stealth sycophancy); empty otherwise.
+    """
+
+    label: str
+    score: float
+    explanation: str
+    states: list[dict[str, Any]]
+    sycophancy_turns: list[str]
+    nearest_template: str = ""
+    components: dict[str, float] = field(default_factory=dict)
+
+
+def _label(score: float, thresholds: Mapping[str, float]) -> str:
+    if score >= float(thresholds["productive_min"]):
+        return PRODUCTIVE
+    if score <= float(thresholds["harmful_max"]):
+        return HARMFUL
+    return NEUTRAL
+
+
+def _persisting_distortions(states: Sequence[ClinicalState], res: Resources) -> list[str]:
+    """Distortion classes whose mean mass over the second half of the window stays above the floor."""
+    if not states:
+        return []
+    late = states[len(states) // 2 :]
+    floor = float(res.model["score"]["persist_distortion_min"])
+    columns = zip(*(s.distribution for s in late), strict=True)  # one tuple per class, none last
+    means = [(sum(col) / len(late), cls) for col, cls in zip(columns, res.classes[:-1], strict=False)]
+    return [c for m, c in sorted(means, key=lambda x: (-x[0], x[1])) if m >= floor][:3]
+
+
+def _named(codes: Sequence[str], res: Resources) -> str:
+    return res.texts["joiner"].join(f"{res.names_ko.get(c, c)}({c})" for c in codes)
+
+
+def _stealth_turns(
+    label: str, parts: ScoreParts, counselor: Sequence[CounselorTurn], persisting: Sequence[str], res: Resources
+) -> list[str]:
+    st = res.stances
+    if label != HARMFUL or not counselor:
+        return []
+    if any(c.stance in st["challenge"] or c.stance in st["overt"] for c in counselor):
+        return []
+    if not persisting and parts.risk_rise < float(res.model["score"]["risk_rise_min"]):
+        return []
+    return [c.utterance_id for c in counselor if c.stance in st["sycophantic"]]
+
+
+def _explain(
+    label: str,
+    parts: ScoreParts,
+    states: Sequence[ClinicalState],
+    counselor: Sequence[CounselorTurn],
+    stealth: Sequence[str],
+    persisting: Sequence[str],
+    res: Resources,
+) -> str:
+    t = res.texts
+    out = [t["header"].format(label_ko=t["labels_ko"][label], label=label, score=parts.total)]
+    if not states:
+        out.append(t["empty"])
+    else:
+        a, b = states[0], states[-1]
+        out.append(
+            t["trend"].format(
+                n=len(states),
+                v0=a.valence,
+                v1=b.valence,
+                r0=a.risk,
+                r1=b.risk,
+                h0=a.high_risk_mass,
+                h1=b.high_risk_mass,
+            )
+        )
+    if parts.nearest is not None:
+        out.append(t["template"].format(template=parts.nearest.name, ged=parts.nearest.distance))
+    if persisting:
+        out.append(t["distortion"].format(names=_named(persisting, res)))
+    if parts.momentum >= 0.2:
+        out.append(t["momentum_up"].format(m=parts.momentum))
+    elif parts.momentum <= -0.2:
+        out.append(t["momentum_down"].format(m=parts.momentum))
+    if parts.wall >= 0.1:
+        out.append(t["wall"].format(w=parts.wall, r=max(s.risk for s in states)))
+    if parts.risk_answered:
+        out.append(t["risk_answered"])
+    if stealth:
+        what = [_named(persisting, res)] if persisting else []
+        if parts.risk_rise >= float(res.model["score"]["risk_rise_min"]):
+            what.append(t["stealth_risk"].format(r0=states[0].risk, r1=states[-1].risk))
+        out.append(t["stealth"].format(turns=t["joiner"].join(stealth), what=t["joiner"].join(what)))
+    colluding = [c.utterance_id for c in counselor if c.stance in res.stances["collusion"]]
+    if colluding and label != PRODUCTIVE:
+        out.append(t["collusion"].format(turns=t["joiner"].join(colluding)))
+    overt = [c.utterance_id for c in counselor if c.stance in res.stances["overt"]]
+    if overt:
+        out.append(t["overt"].format(turns=t["joiner"].join(overt)))
+    out.append(t["footer"])
+    return " ".join(out)
+
+
+def audit_window(turns: list[dict[str, Any]], *, config: AuditConfig | None = None) -> WindowAudit:
+    """Audit one window of §2 turns (any order; sorted by seq)."""
+    return audit_windows([turns], config=config)[0]
+
+
+def audit_windows(
+    windows: Sequence[Sequence[Mapping[str, Any]]], *, config: AuditConfig | None = None, with_states: bool = True
+) -> list[WindowAudit]:
+    """audit_window() for many windows: the template matching of equal-length windows runs as one numpy
+    pass (same results as one by one). with_states=False leaves WindowAudit.states empty for callers that
+    only print label/score/explanation (the CLI), which saves rounding every distortion of every turn."""
+    config = config or DEFAULT_CONFIG
+    res = load_resources(config.data_dir)
+    prepared = []
+    for turns in windows:
+        ordered = sorted(turns, key=lambda t: int(t.get("seq", 0)))
+        states = [extract_state(t, config=config, res=res) for t in ordered if t.get("speaker") == "client"]
+        counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
+        prepared.append((states, counselor))
+    all_matches = match_templates_many([states for states, _ in prepared], config)
+    return [
+        _finish_audit(states, counselor, score_window(states, counselor, config, matches), res, with_states)
+        for (states, counselor), matches in zip(prepared, all_matches, strict=True)
+    ]
+
+
+def _finish_audit(
+    states: list[ClinicalState],
+    counselor: list[CounselorTurn],
+    parts: ScoreParts,
+    res: Resources,
+    with_states: bool,
+) -> WindowAudit:
+    label = _label(parts.total, res.model["labels"])
+    persisting = _persisting_distortions(states, res)
+    stealth = _stealth_turns(label, parts, counselor, persisting, res)
+    return WindowAudit(
+        label=label,
+        score=round(parts.total, 4),
+        explanation=_explain(label, parts, states, counselor, stealth, persisting, res),
+        states=[s.as_dict(res.classes) for s in states] if with_states else [],
+        sycophancy_turns=stealth,
+        nearest_template=parts.nearest.name if parts.nearest else "",
+        components={
+            "template_preference": round(parts.preference, 4),
+            "momentum": round(parts.momentum, 4),
+            "penalty_wall": round(parts.wall, 4),
+            "sycophancy": round(parts.sycophancy, 4),
+            "overt_harm": round(parts.overt, 4),
+        },
+    )

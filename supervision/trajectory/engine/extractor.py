@@ -1,0 +1,181 @@
+"""Per-turn clinical states (client) and stances (counselor) from lexicon rules and curated labels."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .config import DEFAULT_CONFIG, AuditConfig
+from .lexicon import Hit
+from .resources import Effect, Resources, load_resources
+
+
+@dataclass(frozen=True, slots=True)
+class ClinicalState:
+    """A client turn as a point in clinical space.
+
+    valence in [-1, 1], arousal and risk in [0, 1]; `distribution` sums to 1 over the distortion classes
+    with `none` last; `high_risk_mass` is the severity-weighted distortion mass in [0, 1].
+    """
+
+    seq: int
+    utterance_id: str
+    valence: float
+    arousal: float
+    risk: float
+    distribution: tuple[float, ...]
+    high_risk_mass: float
+    top_distortion: str
+    cue_count: int  # lexicon hits + known labels; 0 means "no evidence", state stays neutral
+
+    def as_dict(self, classes: Sequence[str]) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "utterance_id": self.utterance_id,
+            "valence": round(self.valence, 4),
+            "arousal": round(self.arousal, 4),
+            "risk": round(self.risk, 4),
+            "high_risk_mass": round(self.high_risk_mass, 4),
+            "top_distortion": self.top_distortion,
+            "distortions": {c: round(p, 4) for c, p in zip(classes, self.distribution, strict=True)},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CounselorTurn:
+    seq: int
+    utterance_id: str
+    stance: str
+    techniques: tuple[str, ...]
+    from_labels: bool
+
+
+class _Accumulator:
+    """Sums pushes before squashing them into the state's ranges."""
+
+    __slots__ = ("arousal", "cues", "dist", "risk", "valence")
+
+    def __init__(self, n_classes: int) -> None:
+        self.valence = 0.0
+        self.arousal = 0.0
+        self.risk = 0.0
+        self.dist = [0.0] * n_classes
+        self.cues = 0
+
+    def add(self, effect: Effect, scale: float, negated: bool, neg_factor: float) -> None:
+        self.cues += 1
+        if negated:
+            # "I'm not worthless" is mildly positive; the distortion and risk cues are cancelled.
+            self.valence += effect.valence * neg_factor * scale
+            return
+        self.valence += effect.valence * scale
+        self.arousal += effect.arousal * scale
+        self.risk += effect.risk * scale
+        for idx, w in effect.distortions:
+            self.dist[idx] += w * scale
+
+
+def _turn_text(turn: Mapping[str, Any]) -> str:
+    text = turn.get("text") or ""
+    nonverbal = turn.get("nonverbal") or ()
+    if nonverbal:
+        return f"{text} {' '.join(str(x) for x in nonverbal)}"
+    return str(text)
+
+
+def _finish(acc: _Accumulator, turn: Mapping[str, Any], res: Resources) -> ClinicalState:
+    # Plain floats, not numpy: for 11 classes the array set-up cost more than the arithmetic (profiled).
+    ex = res.model["extractor"]
+    valence = math.tanh(acc.valence * float(ex["valence_gain"]))
+    arousal = 1.0 - math.exp(-max(0.0, float(ex["arousal_base"]) + acc.arousal))
+    risk = 1.0 - math.exp(-max(0.0, acc.risk))
+    raw = [d if d > 0.0 else 0.0 for d in acc.dist[:-1]]
+    raw.append(float(ex["none_base"]))
+    z = sum(raw)
+    dist = [x / z for x in raw]
+    hmass = sum(p * w for p, w in zip(dist, res.severity_weights, strict=True))
+    top = res.classes[dist.index(max(dist))]
+    return ClinicalState(
+        seq=int(turn.get("seq", 0)),
+        utterance_id=str(turn.get("utterance_id", "")),
+        valence=valence,
+        arousal=arousal,
+        risk=risk,
+        distribution=tuple(dist),
+        high_risk_mass=hmass,
+        top_distortion=top,
+        cue_count=acc.cues,
+    )
+
+
+def extract_state(
+    turn: Mapping[str, Any], *, config: AuditConfig = DEFAULT_CONFIG, res: Resources | None = None
+) -> ClinicalState:
+    """Clinical state of one client turn."""
+    res = res or load_resources(config.data_dir)
+    acc = _Accumulator(len(res.classes))
+    neg_factor = res.negated_valence_factor
+    if config.use_text:
+        hits: list[Hit[Effect]] = res.client_lexicon.scan(_turn_text(turn))
+        tw = float(res.model["extractor"]["text_weight"])
+        for hit in hits:
+            acc.add(hit.payload, hit.scale * tw, hit.negated, neg_factor)
+    if config.use_labels:
+        lw = float(res.model["extractor"]["label_weight"])
+        for code in turn.get("client_states") or ():
+            effect = res.client_labels.get(code)
+            if effect is not None:
+                acc.add(effect, lw, False, neg_factor)
+    return _finish(acc, turn, res)
+
+
+def _text_stance(text: str, res: Resources) -> str | None:
+    scores: dict[str, float] = {}
+    for hit in res.counselor_lexicon.scan(text):
+        if hit.negated:
+            continue
+        cue = hit.payload
+        scores[cue.stance] = scores.get(cue.stance, 0.0) + cue.weight * hit.scale
+    if not scores:
+        return None
+    priority = res.stances["text_priority"]
+    # Highest score wins; ties go to the clinically more important stance (priority order).
+    return max(scores, key=lambda s: (scores[s], -priority.index(s) if s in priority else -99))
+
+
+def _label_stance(techniques: Iterable[str], res: Resources) -> str | None:
+    stances = {res.technique_stance[t] for t in techniques if t in res.technique_stance}
+    if not stances:
+        return None
+    # An active stance in the turn (e.g. a challenge next to an empathy label) characterises it.
+    for s in res.stances["label_priority"]:
+        if s in stances:
+            return s
+    return next(iter(sorted(stances)))
+
+
+def classify_counselor(
+    turn: Mapping[str, Any], *, config: AuditConfig = DEFAULT_CONFIG, res: Resources | None = None
+) -> CounselorTurn:
+    """Counselor stance: from technique labels when present, from phrasing otherwise.
+
+    Text can still override labels with a harmful or colluding stance, because a turn labelled
+    "interpretation" may in fact endorse the client's distortion.
+    """
+    res = res or load_resources(config.data_dir)
+    techniques = tuple(turn.get("techniques") or ())
+    label = _label_stance(techniques, res) if config.use_labels else None
+    text = _turn_text(turn) if config.use_text else ""
+    txt = _text_stance(text, res) if text else None
+    stance = label
+    if stance is None or (txt is not None and txt in res.stances["text_overrides_labels"]):
+        stance = txt or label
+    return CounselorTurn(
+        seq=int(turn.get("seq", 0)),
+        utterance_id=str(turn.get("utterance_id", "")),
+        stance=stance or res.stances["neutral"],
+        techniques=techniques,
+        from_labels=label is not None,
+    )

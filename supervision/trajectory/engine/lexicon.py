@@ -1,0 +1,190 @@
+"""Phrase matching for the lexicon rules.
+
+English is matched on tokens (dictionary lookups are much faster than a regex alternation of hundreds of
+phrases); Korean is matched on substrings indexed by their first character because Korean endings attach to
+stems, so word boundaries would miss most hits. Each hit carries whether it was negated and how much an
+intensifier scaled it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+P = TypeVar("P")
+
+_TOKEN_RE = re.compile(r"\([a-z]+\)|[a-z0-9]+(?:'[a-z]+)?|[.,!?;:]")
+_BARRIERS = frozenset(".,!?;:")
+_HANGUL_RE = re.compile(r"[\uac00-\ud7a3]")
+_ASCII_RE = re.compile(r"[A-Za-z]")
+_KO_CLAUSE_END = re.compile(r"[.!?,\n]")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(Generic[P]):
+    payload: P
+    negated: bool
+    scale: float
+
+
+@dataclass(frozen=True, slots=True)
+class NegationRules:
+    en_tokens: frozenset[str]
+    en_window: int
+    ko_prefix: tuple[str, ...]
+    ko_suffix: re.Pattern[str]
+    ko_window: int
+
+
+@dataclass(frozen=True, slots=True)
+class IntensifierRules:
+    en: Mapping[str, float]
+    ko: Mapping[str, float]
+    en_window: int
+    ko_window: int
+
+
+def _trie_pattern(phrases: Sequence[Sequence[str]], sep: str) -> str:
+    """A regex matching any of the phrases (sequences of units joined by sep), longest first at a position."""
+    trie: dict = {}
+    for units in phrases:
+        node = trie
+        for unit in units:
+            node = node.setdefault(unit, {})
+        node[None] = True
+
+    def pattern(node: dict, lead: str) -> str:
+        alts = [
+            lead + re.escape(unit) + pattern(child, sep)
+            for unit, child in sorted(((k, v) for k, v in node.items() if k is not None), key=lambda kv: kv[0])
+        ]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if None in node else body
+
+    return pattern(trie, "")
+
+
+def normalise(text: str) -> str:
+    """Lower-case and fold typographic apostrophes so "don’t" matches "don't"."""
+    return text.lower().replace("\u2019", "'").replace("\u2018", "'")
+
+
+def tokenize(text: str) -> list[str]:
+    return _TOKEN_RE.findall(text)
+
+
+class PhraseMatcher(Generic[P]):
+    """Longest-match phrase finder over English tokens and Korean substrings."""
+
+    def __init__(
+        self,
+        entries: Sequence[tuple[str, P]],
+        negation: NegationRules,
+        intensifiers: IntensifierRules,
+    ) -> None:
+        self._negation = negation
+        self._intens = intensifiers
+        en: dict[str, list[tuple[tuple[str, ...], P]]] = {}
+        ko: dict[str, list[tuple[str, P]]] = {}
+        for phrase, payload in entries:
+            phrase = normalise(phrase).strip()
+            if _HANGUL_RE.search(phrase):
+                ko.setdefault(phrase[0], []).append((phrase, payload))
+            else:
+                toks = tuple(tokenize(phrase))
+                if toks:
+                    en.setdefault(toks[0], []).append((toks, payload))
+        # Longest first so "want to die" wins over "die" and "죽고 싶지 않" over "죽고 싶".
+        self._en = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in en.items()}
+        self._ko = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in ko.items()}
+        # Korean phrases compiled into one trie-shaped regex, so the substring scan runs in the regex engine
+        # (profiled: the per-character Python loop cost more). A greedy optional after every phrase end
+        # makes the match at each position the longest phrase there, as in the English token loop.
+        self._ko_payload: dict[str, P] = {}
+        for cands in self._ko.values():
+            for phrase, payload in cands:
+                self._ko_payload.setdefault(phrase, payload)
+        # A word's intensifier factor is the largest of all intensifiers it starts with ("너무나" also starts
+        # with "너무"); the longest-prefix regex plus this table gives exactly that in one match.
+        ko_int = intensifiers.ko
+        self._ko_intens_factor = {k: max(f for j, f in ko_int.items() if k.startswith(j)) for k in ko_int}
+        self._ko_intens_re = re.compile(
+            "|".join(re.escape(k) for k in sorted(ko_int, key=len, reverse=True)) if ko_int else "(?!)"
+        )
+        self._ko_re = re.compile(_trie_pattern([list(p) for p in self._ko_payload], "")) if ko else None
+
+    def scan(self, text: str) -> list[Hit[P]]:
+        text = normalise(text)
+        hits: list[Hit[P]] = []
+        if self._en and _ASCII_RE.search(text):
+            self._scan_en(tokenize(text), hits)
+        if self._ko_re is not None and _HANGUL_RE.search(text):
+            self._scan_ko(text, hits)
+        return hits
+
+    def _scan_en(self, toks: list[str], hits: list[Hit[P]]) -> None:
+        # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens.
+        index = self._en
+        i, n = 0, len(toks)
+        while i < n:
+            cands = index.get(toks[i])
+            if cands:
+                for phrase, payload in cands:
+                    k = len(phrase)
+                    if k == 1 or tuple(toks[i : i + k]) == phrase:
+                        hits.append(Hit(payload, self._en_negated(toks, i), self._en_scale(toks, i)))
+                        i += k
+                        break
+                else:
+                    i += 1
+                continue
+            i += 1
+
+    def _en_negated(self, toks: list[str], i: int) -> bool:
+        for j in range(i - 1, max(-1, i - 1 - self._negation.en_window), -1):
+            tok = toks[j]
+            if tok in _BARRIERS:
+                return False
+            if tok in self._negation.en_tokens:
+                return True
+        return False
+
+    def _en_scale(self, toks: list[str], i: int) -> float:
+        scale = 1.0
+        for j in range(i - 1, max(-1, i - 1 - self._intens.en_window), -1):
+            tok = toks[j]
+            if tok in _BARRIERS:
+                break
+            scale = max(scale, self._intens.en.get(tok, 1.0))
+        return scale
+
+    def _scan_ko(self, text: str, hits: list[Hit[P]]) -> None:
+        payloads = self._ko_payload
+        for match in self._ko_re.finditer(text):
+            start, end = match.span()
+            hits.append(Hit(payloads[match.group()], self._ko_negated(text, start, end), self._ko_scale(text, start)))
+
+    def _ko_negated(self, text: str, start: int, end: int) -> bool:
+        # Short negation "안 죽어요"/"못 견디" precedes the predicate as its own word.
+        before = text[max(0, start - 4) : start].rstrip()
+        for neg in self._negation.ko_prefix:
+            if before.endswith(neg) and (len(before) == len(neg) or not _HANGUL_RE.match(before[-len(neg) - 1])):
+                return True
+        # Long negation "-지 않다", "-지 못하다" and copula "아니다" follow the stem.
+        after = text[end : end + self._negation.ko_window]
+        return self._negation.ko_suffix.search(after) is not None
+
+    def _ko_scale(self, text: str, start: int) -> float:
+        before = text[max(0, start - 12) : start]
+        cut = _KO_CLAUSE_END.split(before)[-1]
+        scale = 1.0
+        prefix, factors = self._ko_intens_re, self._ko_intens_factor
+        for word in cut.split()[-self._intens.ko_window :]:
+            found = prefix.match(word)
+            if found is not None:
+                scale = max(scale, factors[found.group()])
+        return scale

@@ -1,0 +1,120 @@
+"""Loads the data files once. All label codes, lexicon entries and numbers live in ../data."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .lexicon import IntensifierRules, NegationRules, PhraseMatcher
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One lexicon entry or client-state label's push on the clinical state."""
+
+    valence: float
+    arousal: float
+    risk: float
+    distortions: tuple[tuple[int, float], ...]  # (class index, weight)
+
+
+@dataclass(frozen=True, slots=True)
+class StanceCue:
+    stance: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class Resources:
+    classes: tuple[str, ...]  # 10 distortions + none (last)
+    severity: np.ndarray  # per class, none = 0
+    severity_weights: tuple[float, ...]  # the same as plain floats (hot path)
+    names_ko: Mapping[str, str]
+    client_lexicon: PhraseMatcher[Effect]
+    counselor_lexicon: PhraseMatcher[StanceCue]
+    client_labels: Mapping[str, Effect]
+    technique_stance: Mapping[str, str]
+    stances: Mapping[str, Any]
+    negated_valence_factor: float
+    model: Mapping[str, Any]
+    texts: Mapping[str, Any]
+
+
+def _read(name: str, data_dir: Path) -> dict[str, Any]:
+    with open(data_dir / name, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _effect(spec: Mapping[str, Any], class_index: Mapping[str, int]) -> Effect:
+    dist = tuple((class_index[k], float(w)) for k, w in spec.get("d", {}).items())
+    return Effect(float(spec.get("v", 0.0)), float(spec.get("a", 0.0)), float(spec.get("r", 0.0)), dist)
+
+
+def _phrases(spec: Mapping[str, Any]) -> list[str]:
+    p = spec["p"]
+    return [p] if isinstance(p, str) else list(p)
+
+
+@lru_cache(maxsize=4)
+def load_resources(data_dir: str | None = None) -> Resources:
+    base = Path(data_dir) if data_dir else DATA_DIR
+    lex, labels, model, texts = (
+        _read(n, base) for n in ("lexicon.json", "labels.json", "model.json", "explanations.json")
+    )
+    classes = (*model["distortions"], model["none_class"])
+    class_index = {c: i for i, c in enumerate(classes)}
+    severity = np.array([float(model["severity"].get(c, 0.0)) for c in classes])
+
+    neg = lex["negation"]
+    negation = NegationRules(
+        en_tokens=frozenset(neg["en_tokens"]),
+        en_window=int(neg["en_window"]),
+        ko_prefix=tuple(neg["ko_prefix"]),
+        ko_suffix=re.compile(neg["ko_suffix_regex"]),
+        ko_window=int(neg["ko_window"]),
+    )
+    ints = lex["intensifiers"]
+    intens = IntensifierRules(ints["en"], ints["ko"], int(ints["en_window"]), int(ints["ko_window"]))
+
+    client_entries = [(p, _effect(e, class_index)) for e in lex["client"] for p in _phrases(e)]
+    counselor_entries = [
+        (p, StanceCue(e["stance"], float(e.get("w", 1.0)))) for e in lex["counselor"] for p in _phrases(e)
+    ]
+    return Resources(
+        classes=classes,
+        severity=severity,
+        severity_weights=tuple(float(x) for x in severity),
+        names_ko=model["distortion_names_ko"],
+        client_lexicon=PhraseMatcher(client_entries, negation, intens),
+        counselor_lexicon=PhraseMatcher(counselor_entries, negation, intens),
+        client_labels={k: _effect(v, class_index) for k, v in labels["client_states"].items()},
+        technique_stance=dict(labels["techniques"]),
+        stances=labels["stances"],
+        negated_valence_factor=float(neg["negated_valence_factor"]),
+        model=model,
+        texts=texts,
+    )
+
+
+ENGINE_RELEASE = "desg-1.1"
+
+
+@lru_cache(maxsize=4)
+def engine_version(data_dir: str | None = None) -> str:
+    """Release plus a digest of the rule files, so stored audits show which rules produced them."""
+    import hashlib
+
+    base = Path(data_dir) if data_dir else DATA_DIR
+    digest = hashlib.sha256()
+    for name in ("lexicon.json", "labels.json", "model.json", "explanations.json"):
+        digest.update((base / name).read_bytes())
+    return f"{ENGINE_RELEASE}+{digest.hexdigest()[:10]}"

@@ -1,0 +1,53 @@
+"""Stored trajectory audits: one row per window of a session (see services.trajectory_audit_sessions)."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from supervision.models import Session
+from supervision.trajectory.engine.audit import HARMFUL, NEUTRAL, PRODUCTIVE
+
+
+class TrajectoryLabel(models.TextChoices):
+    PRODUCTIVE = PRODUCTIVE, _("생산적 (productive)")
+    NEUTRAL = NEUTRAL, _("중립적 (neutral)")
+    HARMFUL = HARMFUL, _("해로운 (harmful)")
+
+
+class TrajectoryAudit(models.Model):
+    """The engine's verdict on one window of turns. A review aid, not a clinical judgement.
+
+    ``states`` is the engine's per-client-turn state list; ``sycophancy_turns`` the counselor utterance ids
+    flagged as stealth sycophancy. Rows are recomputed (upserted) by the service, never edited by hand.
+    """
+
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="trajectory_audits", verbose_name=_("회기")
+    )
+    window_index = models.PositiveIntegerField(_("창 번호"))
+    first_seq = models.PositiveIntegerField(_("첫 순서"))
+    last_seq = models.PositiveIntegerField(_("끝 순서"))
+    label = models.CharField(_("판정"), max_length=16, choices=TrajectoryLabel.choices)
+    score = models.FloatField(_("점수"))
+    explanation = models.TextField(_("설명"))
+    states = models.JSONField(_("상태 궤적"), default=list)
+    sycophancy_turns = models.JSONField(_("은밀한 아첨 발화"), default=list)
+    engine_version = models.CharField(_("엔진 버전"), max_length=40)
+    computed_at = models.DateTimeField(_("계산 시각"))
+
+    class Meta:
+        db_table = "trajectory_audit"
+        ordering = ["session", "window_index"]
+        verbose_name = _("궤적 감사")
+        verbose_name_plural = _("궤적 감사")
+        constraints = [
+            models.UniqueConstraint(fields=["session", "window_index"], name="trajectory_audit_window_unique"),
+            models.CheckConstraint(
+                condition=models.Q(label__in=TrajectoryLabel.values), name="trajectory_audit_label_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(last_seq__gte=models.F("first_seq")), name="trajectory_audit_seq_order"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.window_index} {self.label}"

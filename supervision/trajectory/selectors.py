@@ -1,0 +1,44 @@
+"""Reads for the trajectory audit (admin, pages, API call these, never the model directly)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supervision.models import Session
+from supervision.trajectory.engine.resources import load_resources
+from supervision.trajectory.models import TrajectoryAudit
+
+TRACE_FIELDS = ("seq", "utterance_id", "valence", "arousal", "risk")
+
+
+def trace_of(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The per-client-turn state trace shown to supervisors (a subset of the stored states)."""
+    return [{k: s.get(k) for k in TRACE_FIELDS} for s in states or ()]
+
+
+def risk_threshold() -> float:
+    """Where the penalty wall sits on the risk axis (model.json), drawn as a line on the state trace."""
+    return float(load_resources().model["score"]["wall_threshold"])
+
+
+def audits_for(session: Session | int) -> list[dict[str, Any]]:
+    """The stored audits of one session in window order, in one query. The caller checks access."""
+    session_id = session if isinstance(session, int) else session.pk
+    threshold = risk_threshold()
+    rows = TrajectoryAudit.objects.filter(session_id=session_id).order_by("window_index")
+    return [
+        {
+            "window_index": a.window_index,
+            "first_seq": a.first_seq,
+            "last_seq": a.last_seq,
+            "label": a.label,
+            "score": a.score,
+            "explanation": a.explanation,
+            "sycophancy_turns": list(a.sycophancy_turns or ()),
+            "trace": trace_of(a.states),
+            "risk_threshold": threshold,
+        }
+        for a in rows.only(
+            "window_index", "first_seq", "last_seq", "label", "score", "explanation", "sycophancy_turns", "states"
+        )
+    ]

@@ -1,0 +1,83 @@
+"""Read-only, role-scoped admin for stored trajectory audits."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from conftest import golden_session, write_jsonl
+from supervision.models import Session
+from supervision.trajectory.models import TrajectoryAudit
+from supervision.trajectory.services import trajectory_audit_sessions
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def audits(cast, tmp_path):
+    for code, trainee in (("ADA1", "trainee_a"), ("ADB1", "trainee_b")):
+        path = write_jsonl(tmp_path / f"{code}.jsonl", golden_session(code, 14))
+        call_command("import_transcripts", str(path), trainee=trainee)
+    trajectory_audit_sessions()
+    return {code: Session.objects.get(code=code) for code in ("ADA1", "ADB1")}
+
+
+def test_it_lists_only_the_supervised_trainees_windows(client, cast, audits):
+    client.force_login(cast.supervisor_a)
+    response = client.get(reverse("admin:trajectory_trajectoryaudit_changelist"))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "ADA1" in body and "ADB1" not in body
+
+
+def test_it_answers_404_for_another_supervisors_window(client, cast, audits):
+    other = TrajectoryAudit.objects.filter(session=audits["ADB1"]).first()
+    client.force_login(cast.supervisor_a)
+    response = client.get(reverse("admin:trajectory_trajectoryaudit_change", args=[other.pk]))
+    assert response.status_code in (302, 404)  # the admin redirects to the index for objects it cannot see
+    assert "ADB1" not in response.content.decode()
+
+
+def test_it_shows_label_explanation_and_state_trace(client, cast, audits):
+    audit = TrajectoryAudit.objects.filter(session=audits["ADA1"]).first()
+    client.force_login(cast.supervisor_a)
+    body = client.get(reverse("admin:trajectory_trajectoryaudit_change", args=[audit.pk])).content.decode()
+    assert "<polyline" in body and "정서가 (valence)" in body
+    assert "검토 보조 자료" in body
+    assert audit.get_label_display() in body
+    assert audit.states[0]["utterance_id"] in body
+
+
+def test_it_is_read_only_even_for_staff(client, cast, audits):
+    audit = TrajectoryAudit.objects.first()
+    client.force_login(cast.staff)
+    assert client.get(reverse("admin:trajectory_trajectoryaudit_changelist")).status_code == 200
+    assert client.get(reverse("admin:trajectory_trajectoryaudit_add")).status_code == 403
+    response = client.post(reverse("admin:trajectory_trajectoryaudit_delete", args=[audit.pk]), {"post": "yes"})
+    assert response.status_code == 403
+    assert TrajectoryAudit.objects.filter(pk=audit.pk).exists()
+
+
+def test_trainees_cannot_open_it(client, cast, audits):
+    client.force_login(cast.trainee_a)
+    response = client.get(reverse("admin:trajectory_trajectoryaudit_changelist"))
+    assert response.status_code == 302
+
+
+def test_the_changelist_query_count_does_not_grow_with_rows(
+    client, cast, audits, tmp_path, django_assert_max_num_queries
+):
+    client.force_login(cast.staff)
+    url = reverse("admin:trajectory_trajectoryaudit_changelist")
+    client.get(url)
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    for i in range(3):
+        path = write_jsonl(tmp_path / f"m{i}.jsonl", golden_session(f"ADM{i}", 23))
+        call_command("import_transcripts", str(path), trainee="trainee_a")
+    trajectory_audit_sessions()
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        client.get(url)
