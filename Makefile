@@ -55,3 +55,7 @@ bench-audit: $(STAMP)
 bench-api: $(DEV_STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 		$(PY) benchmarks/bench_api.py
+
+# DATABASE_URL, else a separate bench database (benchmarks/bench_db.py); never the test database.
+bench-import: $(STAMP)
+	$(PY) benchmarks/bench_import.py $(BENCH_ARGS)

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "supervision.feedback",
     "supervision.gauge",
     "supervision.trajectory",
+    "supervision.importing",
 ]
 
 MIDDLEWARE = [
@@ -184,6 +185,11 @@ CELERY_BEAT_SCHEDULE = {
 IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 IMPORT_MAX_ROWS = env_int("IMPORT_MAX_ROWS", 200_000, minimum=1)
 IMPORT_MAX_CELL_CHARS = 10_000
+# An xlsx is a zip: refuse one that unpacks to more than this, or compresses suspiciously well (zip bomb).
+IMPORT_MAX_UNZIPPED_BYTES = env_int("IMPORT_MAX_UNZIPPED_BYTES", 400 * 1024 * 1024, minimum=1)
+IMPORT_MAX_ZIP_RATIO = env_int("IMPORT_MAX_ZIP_RATIO", 200, minimum=1)
+# Admin uploads larger than this run as a background job (ImportJob) with a progress bar.
+IMPORT_ASYNC_THRESHOLD_BYTES = env_int("IMPORT_ASYNC_THRESHOLD_BYTES", 1024 * 1024, minimum=0)
 
 # Review gauge and tendency tags.
 GAUGE_WINDOW_DAYS = env_int("GAUGE_WINDOW_DAYS", 30, minimum=1)

@@ -21,6 +21,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from supervision import presentation, rules
 from supervision.curation import supervisor_comment_create
 from supervision.feedback import selectors as feedback_selectors
+from supervision.importing.admin import SpreadsheetImportMixin
 from supervision.models import (
     CommentKind,
     Session,
@@ -192,7 +193,7 @@ def replies_html(comment):
 
 
 @admin.register(Session)
-class SessionAdmin(RoleScopedAdmin):
+class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     list_display = ("code", "title", "trainee", "held_on", "turn_count", "critique_count", "source")
     list_filter = ("held_on", trainee_list_filter("trainee"))
     search_fields = ("code", "title", "trainee__username", "turns__text")

@@ -40,10 +40,22 @@ class LabelIndex:
         return self.client_states.get(normalize_label(item))
 
     def closest_techniques(self, item: str) -> list[str]:
-        return closest(item, list(self.technique_ids))
+        return _closest_codes(item, self.techniques)
 
     def closest_client_states(self, item: str) -> list[str]:
-        return closest(item, list(self.client_state_ids))
+        return _closest_codes(item, self.client_states)
+
+
+def _closest_codes(item: str, aliases: dict[str, str], n: int = 3) -> list[str]:
+    """The ``n`` codes whose code, Korean name or surface label is most like ``item`` (so a Korean typo
+    such as '반엉' suggests reflection), best first."""
+    codes: list[str] = []
+    for alias in closest(item, list(aliases), n=len(aliases)):
+        if aliases[alias] not in codes:
+            codes.append(aliases[alias])
+            if len(codes) == n:
+                break
+    return codes
 
 
 _SPEAKERS = {

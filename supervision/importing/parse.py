@@ -15,7 +15,7 @@ from django.conf import settings
 
 from supervision import rules
 from supervision.importing.records import CommentRecord, RowError, TurnRecord
-from taxonomy import lookup
+from taxonomy import catalogue, lookup
 from taxonomy.lookup import LabelIndex
 
 LIST_SEPARATORS = re.compile(r"[;\n\r]+")
@@ -36,6 +36,7 @@ class RowParser:
     def __init__(self, index: LabelIndex) -> None:
         self.index = index
         self.max_chars = settings.IMPORT_MAX_CELL_CHARS
+        self._label_cells: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
 
     def parse(self, row: int, raw: Mapping[str, object]) -> ParsedRow:
         out = ParsedRow(None)
@@ -190,15 +191,26 @@ class RowParser:
         return [item.strip() for item in items if item.strip()]
 
     def _labels(self, raw: Mapping, column: str, resolve, suggest, error) -> list[str]:
-        codes: list[str] = []
-        for item in self._list(raw, column, error):
-            code = resolve(item)
-            if code is None:
-                hint = ", ".join(suggest(item))
-                error(column, f"알 수 없는 라벨 '{item}'입니다. 가장 가까운 라벨: {hint}")
-            elif code not in codes:
-                codes.append(code)
-        return codes
+        # Spreadsheet cells repeat a lot ("reflection", "공감; 탐색질문"): a cell is resolved once per file.
+        cell = raw.get(column)
+        key = (column, cell) if isinstance(cell, str) else None
+        cached = self._label_cells.get(key) if key else None
+        if cached is None:
+            codes: list[str] = []
+            messages: list[str] = []
+            for item in self._list(raw, column, error):
+                code = resolve(item)
+                if code is None:
+                    hint = ", ".join(f"{code}({_korean_name(code)})" for code in suggest(item))
+                    messages.append(f"알 수 없는 라벨 '{item}'입니다. 가장 가까운 라벨: {hint}")
+                elif code not in codes:
+                    codes.append(code)
+            cached = (codes, messages)
+            if key and len(self._label_cells) < 100_000:
+                self._label_cells[key] = cached
+        for message in cached[1]:
+            error(column, message)
+        return list(cached[0])
 
     def _comments(self, raw: Mapping, error) -> list[CommentRecord]:
         comments: list[CommentRecord] = []
@@ -261,6 +273,11 @@ class RowParser:
                 pass
         error("held_on", f"일자 '{value}'는 YYYY-MM-DD 형식이어야 합니다.")
         return None
+
+
+def _korean_name(code: str) -> str:
+    label = catalogue.TECHNIQUES_BY_CODE.get(code) or catalogue.CLIENT_STATES_BY_CODE.get(code)
+    return label.ko if label else code
 
 
 def _blank(value: object) -> bool:

@@ -1,4 +1,4 @@
-"""Picks the reader for a file by its extension (and, for spreadsheets, checks the content agrees)."""
+"""Picks the reader for a file by its extension; each spreadsheet reader checks the content agrees."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from supervision.importing.readers import FileRejected, RowProblem, read_jsonl
+from supervision.importing.spreadsheet_readers import read_csv, read_xlsx
 
-READERS = {".jsonl": read_jsonl}
+READERS = {".jsonl": read_jsonl, ".csv": read_csv, ".xlsx": read_xlsx}
 
 
 def rows_from_path(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:

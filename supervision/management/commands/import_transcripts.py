@@ -4,10 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from supervision.importing.readers import FileRejected
 from supervision.importing.records import RowError
-from supervision.importing.service import ImportReport, import_transcripts
-from supervision.importing.sources import rows_from_path
+from supervision.importing.service import ImportReport, import_file
 
 
 class Command(BaseCommand):
@@ -24,12 +22,7 @@ class Command(BaseCommand):
             report = ImportReport(errors=[RowError(0, "file", f"파일 '{path}'를 찾을 수 없습니다.")])
         else:
             progress = self._progress if sys.stderr.isatty() else None
-            try:
-                report = import_transcripts(
-                    rows=rows_from_path(file_path), trainee_username=trainee, dry_run=dry_run, progress=progress
-                )
-            except FileRejected as exc:
-                report = ImportReport(errors=[RowError(0, "file", str(exc))])
+            report = import_file(file_path, trainee_username=trainee, dry_run=dry_run, progress=progress)
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")
         for error in report.errors:

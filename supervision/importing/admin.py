@@ -1,0 +1,196 @@
+"""Spreadsheet import/export screens on the Session admin (staff and superusers import).
+
+Equivalent to django-import-export's ImportMixin/ExportMixin screens — upload, preview with every row's
+errors, confirm — but persistence goes through our own ``import_file`` service (validated in Python,
+written set-based in one transaction), never through import-export's row-by-row or bulk paths.
+"""
+
+from __future__ import annotations
+
+import io
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from supervision.exporting import export_sessions
+from supervision.importing import jobs, spreadsheets
+from supervision.importing.columns import KOREAN
+from supervision.importing.models import ImportJob
+
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+SHOWN_ERRORS = 5000
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label=_("파일 (.xlsx, .csv, .jsonl)"))
+    trainee = forms.CharField(
+        label=_("수련생 아이디(선택)"),
+        required=False,
+        max_length=150,
+        help_text=_("모든 회기를 이 수련생에게 배정합니다. 비우면 파일의 수련생(trainee) 열을 따릅니다."),
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        try:
+            # Type and size are checked before a byte of content is parsed.
+            jobs.check_upload(name=upload.name, size=upload.size)
+        except jobs.UploadRefused as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return upload
+
+
+class SpreadsheetImportMixin:
+    """Mixed into the Session ModelAdmin: import screens, template download and export actions."""
+
+    change_list_template = "admin/importing/session_change_list.html"
+    actions = ["export_xlsx", "export_csv"]
+
+    def get_urls(self):
+        info = self.opts.app_label, self.opts.model_name
+        wrap = self.admin_site.admin_view
+        return [
+            path("import/", wrap(self.import_view), name="{}_{}_import".format(*info)),
+            path("import/template/", wrap(self.import_template_view), name="{}_{}_import_template".format(*info)),
+            path("import/<int:job_id>/", wrap(self.import_job_view), name="{}_{}_import_job".format(*info)),
+            path(
+                "import/<int:job_id>/progress/",
+                wrap(self.import_progress_view),
+                name="{}_{}_import_progress".format(*info),
+            ),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}), "can_import": jobs.can_import(request.user)}
+        return super().changelist_view(request, extra_context)
+
+    def _guard(self, request) -> None:
+        if not jobs.can_import(request.user):
+            raise PermissionDenied("가져오기는 자료 담당 스태프와 관리자만 할 수 있습니다.")
+
+    def _url(self, name: str, *args) -> str:
+        return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_{name}", args=args)
+
+    def import_view(self, request):
+        self._guard(request)
+        form = ImportForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            job = jobs.import_job_create(
+                name=upload.name,
+                data=upload.read(),
+                trainee_username=form.cleaned_data["trainee"],
+                created_by=request.user,
+            )
+            jobs.import_job_start(job=job, mode=ImportJob.Mode.PREVIEW)
+            return redirect(self._url("import_job", job.pk))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("스프레드시트 가져오기"),
+            "form": form,
+            "recent_jobs": ImportJob.objects.select_related("created_by").defer("data")[:10],
+            "template_url": self._url("import_template"),
+            "columns": [(name, korean) for name, korean in KOREAN.items()],
+        }
+        return TemplateResponse(request, "admin/importing/import.html", context)
+
+    def import_job_view(self, request, job_id: int):
+        self._guard(request)
+        job = get_object_or_404(ImportJob.objects.defer("data"), pk=job_id)
+        if request.method == "POST":
+            try:
+                jobs.import_job_start(job=job, mode=ImportJob.Mode.WRITE)
+            except jobs.UploadRefused as exc:
+                messages.error(request, str(exc))
+            return redirect(self._url("import_job", job.pk))
+        errors = job.report.get("errors", [])
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("가져오기: %(name)s") % {"name": job.filename},
+            "job": job,
+            "report": job.report,
+            "errors": [{**e, "header": KOREAN.get(e["column"], "")} for e in errors[:SHOWN_ERRORS]],
+            "more_errors": max(len(errors) - SHOWN_ERRORS, 0),
+            "running": job.status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING),
+            "progress_url": self._url("import_progress", job.pk),
+            "import_url": self._url("import"),
+            "changelist_url": self._url("changelist"),
+        }
+        return TemplateResponse(request, "admin/importing/job.html", context)
+
+    def import_progress_view(self, request, job_id: int):
+        self._guard(request)
+        job = get_object_or_404(ImportJob.objects.only("status", "phase", "done", "total", "mode"), pk=job_id)
+        return JsonResponse(
+            {
+                "status": job.status,
+                "mode": job.mode,
+                "phase": job.phase,
+                "done": job.done,
+                "total": job.total,
+                "percent": job.percent,
+            }
+        )
+
+    def import_template_view(self, request):
+        self._guard(request)
+        buffer = io.BytesIO()
+        spreadsheets.write_template(buffer)
+        response = HttpResponse(buffer.getvalue(), content_type=XLSX_TYPE)
+        response["Content-Disposition"] = 'attachment; filename="transcript_template.xlsx"'
+        return response
+
+    def _selected(self, queryset):
+        return export_sessions(list(queryset.values_list("code", flat=True)))
+
+    @admin.action(description=_("선택한 회기를 xlsx로 내보내기"))
+    def export_xlsx(self, request, queryset):
+        buffer = io.BytesIO()
+        spreadsheets.write_xlsx(self._selected(queryset), buffer)
+        response = HttpResponse(buffer.getvalue(), content_type=XLSX_TYPE)
+        response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.xlsx"'
+        return response
+
+    @admin.action(description=_("선택한 회기를 csv로 내보내기"))
+    def export_csv(self, request, queryset):
+        chunks = (chunk.encode("utf-8") for chunk in spreadsheets.csv_lines(self._selected(queryset)))
+        response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.csv"'
+        return response
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    list_display = ("filename", "status", "mode", "created_by", "created_at", "finished_at")
+    list_filter = ("status",)
+    list_select_related = ("created_by",)
+    readonly_fields = [f.name for f in ImportJob._meta.fields if f.name != "data"]
+    exclude = ("data",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("data")
+
+    def has_module_permission(self, request):
+        return jobs.can_import(request.user)
+
+    def has_view_permission(self, request, obj=None):
+        return jobs.can_import(request.user)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return bool(request.user.is_superuser)

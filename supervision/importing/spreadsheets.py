@@ -1,0 +1,145 @@
+"""Spreadsheet export (CONTRACT §4) and the import template, built on the golden lines.
+
+Export writes the §3 columns with English headers, lists joined by ``; ``, comments as one line each in
+the ``rationale``/``critique`` columns. It never writes a formula: xlsx cells are stored as text, and a csv
+cell that starts with ``= + - @``, a tab or a carriage return gets a leading ``'`` that the importer strips.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.styles import Font, PatternFill
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from supervision.exporting import golden_lines
+from supervision.importing.columns import COLUMNS, FIELD_NAMES, LIST_COLUMNS
+from supervision.importing.spreadsheet_readers import FORMULA_STARTS
+from taxonomy import catalogue
+
+LIST_JOIN = "; "
+TEMPLATE_ROWS = 5000  # rows of the template that carry the drop-down lists
+
+
+def spreadsheet_row(line: dict) -> list[str]:
+    """One golden line as the §3 cells (all text)."""
+    comments = {"rationale": [], "critique": []}
+    for comment in line.get("comments") or ():
+        comments[comment["kind"]].append(comment["text"])
+    values = {
+        "session": line.get("session", ""),
+        "utterance_id": line["utterance_id"],
+        "seq": str(line["seq"]),
+        "speaker": line["speaker"],
+        "stage": line["stage"],
+        "text": line["text"],
+        "dialog_act": line.get("dialog_act") or "",
+        "source": line["source"],
+        "rationale": "\n".join(comments["rationale"]),
+        "critique": "\n".join(comments["critique"]),
+        "trainee": line.get("trainee") or "",
+        "held_on": line.get("held_on") or "",
+    }
+    for column in LIST_COLUMNS:
+        values[column] = LIST_JOIN.join(line.get(column) or ())
+    return [values[name] for name in FIELD_NAMES]
+
+
+def csv_escape(value: str) -> str:
+    return "'" + value if value[:1] in FORMULA_STARTS and value else value
+
+
+def csv_lines(sessions: Iterable) -> Iterator[str]:
+    """The csv text in chunks; starts with a BOM so that Excel opens the Korean text as UTF-8."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(FIELD_NAMES)
+    yield "\ufeff" + buffer.getvalue()
+    for count, line in enumerate(golden_lines(sessions), start=1):
+        if count % 1000 == 1:
+            buffer.seek(0)
+            buffer.truncate()
+        writer.writerow([csv_escape(value) for value in spreadsheet_row(line)])
+        if count % 1000 == 0:
+            yield buffer.getvalue()
+    if buffer.tell():
+        yield buffer.getvalue()
+
+
+def _text_cell(sheet, value: str) -> WriteOnlyCell:
+    if ILLEGAL_CHARACTERS_RE.search(value):
+        value = ILLEGAL_CHARACTERS_RE.sub("", value)  # xlsx cannot hold C0 control characters
+    cell = WriteOnlyCell(sheet, value=value)
+    cell.data_type = "s"  # openpyxl would turn a leading '=' into a formula; text stays text
+    return cell
+
+
+def write_xlsx(sessions: Iterable, path: Path | io.BytesIO) -> None:
+    workbook = Workbook(write_only=True)
+    sheet = workbook.create_sheet("transcripts")
+    sheet.append([_text_cell(sheet, name) for name in FIELD_NAMES])
+    for line in golden_lines(sessions):
+        sheet.append([_text_cell(sheet, value) for value in spreadsheet_row(line)])
+    workbook.save(path)
+
+
+def write_template(target: Path | io.BytesIO) -> None:
+    """An empty import sheet with Korean headers and drop-downs, and a second sheet listing every label."""
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.title = "발화"
+    bold = Font(bold=True)
+    fill = PatternFill("solid", fgColor="DDEBF7")
+    for position, (name, korean) in enumerate(COLUMNS, start=1):
+        cell = sheet.cell(row=1, column=position, value=korean)
+        cell.font, cell.fill = bold, fill
+        sheet.column_dimensions[get_column_letter(position)].width = 40 if name == "text" else 14
+    sheet.freeze_panes = "A2"
+    letters = {name: get_column_letter(position) for position, (name, _) in enumerate(COLUMNS, start=1)}
+    choices = {
+        "speaker": [alias for s in catalogue.SPEAKERS for alias in (s.code, s.aliases[0])],
+        "stage": list(catalogue.STAGE_CODES),
+        "dialog_act": list(catalogue.DIALOG_ACT_CODES),
+    }
+    for name, values in choices.items():
+        validation = DataValidation(
+            type="list",
+            formula1='"' + ",".join(values) + '"',
+            allow_blank=True,
+            showErrorMessage=True,
+            errorTitle="허용되지 않는 값",
+            error=f"목록에서 고르세요: {', '.join(values)}",
+        )
+        validation.add(f"{letters[name]}2:{letters[name]}{TEMPLATE_ROWS}")
+        sheet.add_data_validation(validation)
+
+    labels = workbook.create_sheet("라벨")
+    labels.append(["축", "코드", "한국어 이름", "범주", "정의", "표면 라벨"])
+    for cell in labels[1]:
+        cell.font, cell.fill = bold, fill
+    categories = {c.code: c.ko for c in catalogue.CATEGORIES}
+    for technique in catalogue.TECHNIQUES:
+        labels.append(
+            [
+                "기법",
+                technique.code,
+                technique.ko,
+                f"{technique.category} ({categories[technique.category]})",
+                technique.definition,
+                "; ".join(technique.surface_labels),
+            ]
+        )
+    for state in catalogue.CLIENT_STATES:
+        labels.append(["내담자상태", state.code, state.ko, "", state.definition, "; ".join(state.surface_labels)])
+    for act in catalogue.DIALOG_ACTS:
+        labels.append(["대화행위", act.code, act.ko, "", "", ""])
+    for column, width in zip("ABCDEF", (10, 28, 18, 26, 60, 40), strict=True):
+        labels.column_dimensions[column].width = width
+    workbook.save(target)

@@ -1,0 +1,120 @@
+"""The admin import screens end to end: upload → preview (errors or counts) → confirm; template; export action."""
+
+import io
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from openpyxl import load_workbook
+
+from conftest import PASSWORD
+from supervision.importing.models import ImportJob
+from supervision.importing.tests.sheets import ENGLISH_HEADER, KOREAN_HEADER, session_rows, write_xlsx
+from supervision.models import Session, Turn
+from taxonomy import catalogue
+
+pytestmark = pytest.mark.django_db
+
+IMPORT_URL = reverse("admin:supervision_session_import")
+
+
+@pytest.fixture
+def staff_client(client, cast):
+    assert client.login(username="staff", password=PASSWORD)
+    return client
+
+
+def _upload(client, tmp_path, name, header, rows):
+    path = write_xlsx(tmp_path / name, header, rows)
+    upload = SimpleUploadedFile(name, path.read_bytes())
+    return client.post(IMPORT_URL, {"file": upload, "trainee": "trainee_a"})
+
+
+def test_staff_previews_errors_by_row_and_column_and_nothing_is_written(staff_client, tmp_path):
+    rows = session_rows("ADM1", 4, {2: {6: "반엉"}, 3: {4: "마무리"}})
+    response = _upload(staff_client, tmp_path, "errors.xlsx", KOREAN_HEADER, rows)
+
+    assert response.status_code == 302
+    page = staff_client.get(response["Location"])
+    assert page.status_code == 200
+    job = page.context["job"]
+    assert job.status == ImportJob.Status.INVALID
+    shown = [(e["row"], e["column"]) for e in page.context["errors"]]
+    assert shown == [(4, "techniques"), (5, "stage")]
+    html = page.content.decode()
+    assert "알 수 없는 라벨 &#x27;반엉&#x27;" in html and "기법" in html and "단계" in html
+    assert "확인하고 가져오기" not in html
+    assert staff_client.post(response["Location"]).status_code == 302  # confirming a bad file is refused …
+    assert not Session.objects.filter(code="ADM1").exists()  # … and nothing was written
+
+
+def test_staff_previews_counts_then_confirms_and_everything_is_written(staff_client, cast, tmp_path):
+    rows = session_rows("ADM2", 6)
+    response = _upload(staff_client, tmp_path, "good.xlsx", ENGLISH_HEADER, rows)
+    job_url = response["Location"]
+
+    page = staff_client.get(job_url)
+    assert page.context["job"].status == ImportJob.Status.PREVIEWED
+    assert (page.context["report"]["created"], page.context["report"]["updated"]) == (6, 0)
+    assert "새로 만들 발화" in page.content.decode()
+    assert not Session.objects.filter(code="ADM2").exists()  # the preview writes nothing
+
+    confirmed = staff_client.post(job_url)
+    assert confirmed.status_code == 302
+    done = staff_client.get(job_url)
+    assert done.context["job"].status == ImportJob.Status.DONE
+    assert Session.objects.get(code="ADM2").trainee == cast.trainee_a
+    assert Turn.objects.filter(session__code="ADM2").count() == 6
+    assert bytes(ImportJob.objects.get(pk=done.context["job"].pk).data) == b""  # the upload is not kept
+
+    # The same file again: the preview says nothing would be created.
+    again = _upload(staff_client, tmp_path, "good.xlsx", ENGLISH_HEADER, rows)
+    report = staff_client.get(again["Location"]).context["report"]
+    assert (report["created"], report["updated"]) == (0, 0)
+
+
+def test_the_change_list_offers_import_to_staff(staff_client):
+    page = staff_client.get(reverse("admin:supervision_session_changelist"))
+    assert IMPORT_URL in page.content.decode()
+
+
+def test_template_has_headers_drop_downs_and_every_label(staff_client):
+    response = staff_client.get(reverse("admin:supervision_session_import_template"))
+
+    assert response.status_code == 200
+    workbook = load_workbook(io.BytesIO(response.content))
+    sheet, labels = workbook.worksheets
+    assert [c.value for c in sheet[1]][:6] == ["회기", "발화ID", "순서", "화자", "단계", "발화"]
+    lists = {str(dv.sqref).split(":")[0]: dv.formula1 for dv in sheet.data_validations.dataValidation}
+    assert "상담자" in lists["D2"] and "내담자" in lists["D2"]
+    assert all(stage in lists["E2"] for stage in catalogue.STAGE_CODES)
+    assert all(act in lists["J2"] for act in catalogue.DIALOG_ACT_CODES)
+    codes = {row[1] for row in labels.iter_rows(min_row=2, values_only=True)}
+    assert set(catalogue.TECHNIQUE_CODES) | set(catalogue.CLIENT_STATE_CODES) <= codes
+    reflection = next(r for r in labels.iter_rows(min_row=2, values_only=True) if r[1] == "reflection")
+    assert reflection[2] == "반영" and reflection[3].startswith("RELATIONAL") and reflection[4]
+
+
+def test_the_export_action_downloads_the_selected_sessions(staff_client, tmp_path):
+    _upload(staff_client, tmp_path, "good.xlsx", ENGLISH_HEADER, session_rows("ADM3", 2))
+    job = ImportJob.objects.latest("created_at")
+    staff_client.post(reverse("admin:supervision_session_import_job", args=[job.pk]))
+    session = Session.objects.get(code="ADM3")
+
+    response = staff_client.post(
+        reverse("admin:supervision_session_changelist"),
+        {"action": "export_xlsx", "_selected_action": [session.pk]},
+    )
+
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith("attachment")
+    rows = list(load_workbook(io.BytesIO(response.content)).worksheets[0].iter_rows(values_only=True))
+    assert [r[1] for r in rows[1:]] == ["ADM3-C-001", "ADM3-K-001"]
+
+    csv_response = staff_client.post(
+        reverse("admin:supervision_session_changelist"),
+        {"action": "export_csv", "_selected_action": [session.pk]},
+    )
+    body = b"".join(csv_response.streaming_content).decode("utf-8-sig")
+    assert body.splitlines()[0].startswith("session,utterance_id,seq")
+    assert "ADM3-K-001" in body
