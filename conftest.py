@@ -35,6 +35,21 @@ def _postgres_only(request):
         assert connection.vendor == "postgresql", "the suite runs against PostgreSQL (see make test)"
 
 
+@pytest.fixture(autouse=True)
+def _tasks_in_process(request):
+    """Tasks queued by the code under test run in-process, so nothing lingers on the shared Redis broker;
+    tests marked ``celery_worker`` talk to a real worker instead."""
+    from portal.celery import app
+
+    if request.node.get_closest_marker("celery_worker"):
+        yield
+        return
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = eager
+
+
 @pytest.fixture
 def taxonomy_tables(db):
     """Code tables filled from the catalogue (transactional tests flush the migration's seed)."""

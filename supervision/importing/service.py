@@ -13,6 +13,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -40,6 +41,7 @@ class ImportReport:
     created: int = 0
     updated: int = 0
     deleted: int = 0
+    session_ids: list[int] = field(default_factory=list)
     warnings: list[RowError] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
     dry_run: bool = False
@@ -146,9 +148,18 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
             _write(records, trainees, trainee_username, created_by, report, progress)
             if dry_run:
                 raise ImportAborted
+            # Fresh transcripts get their trajectory audits in the background once the import is committed
+            # (in-process when no REDIS_URL); the nightly review refreshes them too.
+            transaction.on_commit(partial(queue_trajectory_audits, report.session_ids))
     except ImportAborted:
-        pass
+        report.session_ids = []
     return report
+
+
+def queue_trajectory_audits(session_ids: list[int]) -> None:
+    from supervision.trajectory.tasks import audit_sessions
+
+    audit_sessions.delay(session_ids)
 
 
 def _resolve_trainees(records: list[TurnRecord], forced: str | None, report: ImportReport) -> dict[str, object]:
@@ -183,6 +194,7 @@ def _write(
 ) -> None:
     index = LabelIndex.load()
     sessions = _upsert_sessions(records, trainees, forced_trainee, created_by)
+    report.session_ids = sorted(session.id for session in sessions.values())
     codes = list(sessions)
     existing = {
         row["utterance_id"]: row

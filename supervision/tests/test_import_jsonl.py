@@ -256,3 +256,19 @@ def test_export_leaves_out_unaccepted_suggestions(cast, tmp_path, capsys):
         is_suggestion=True, suggestion_key="test",
     )  # fmt: skip
     assert "AI 제안" not in export(capsys)
+
+
+def test_an_import_audits_the_trajectories_of_its_sessions(cast, tmp_path, capsys, django_capture_on_commit_callbacks):
+    from supervision.trajectory.models import TrajectoryAudit
+
+    with django_capture_on_commit_callbacks(execute=True):
+        code, _, _ = run_import(capsys, write_jsonl(tmp_path / "s.jsonl", golden_session("S18", 12)))
+    assert code == 0
+    session = Session.objects.get(code="S18")
+    assert list(TrajectoryAudit.objects.filter(session=session).values_list("first_seq", "last_seq")) == [
+        (0, 9),
+        (2, 11),
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        run_import(capsys, write_jsonl(tmp_path / "s.jsonl", golden_session("S19", 2)), "--dry-run")
+    assert not TrajectoryAudit.objects.filter(session__code="S19").exists()

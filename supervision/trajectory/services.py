@@ -5,8 +5,8 @@ is seen in two windows and a deterioration that straddles a boundary is still in
 tail is not covered, one more window ends at the session's last turn. A session shorter than 10 turns is one
 window. Ten turns is what the engine's templates and thresholds were designed for (about five client states).
 
-Call sites: the nightly task (``trajectory_nightly``) and, after a successful import, the importer should
-call ``trajectory_audit_sessions(session_ids=<the imported sessions>)`` (wired by the lead).
+Call sites: the nightly task (``trajectory_nightly``) and, after a successful import, the Celery task
+``supervision.audit_sessions`` that the importer queues once its transaction commits.
 """
 
 from __future__ import annotations
