@@ -63,10 +63,23 @@ def current_bands() -> dict[str, figures.Band]:
     }
 
 
+class GaugeUnavailable(Exception):
+    """The gauge's set-based SQL is PostgreSQL's; the embedded SQLite of `make run` cannot run it."""
+
+
+def gauge_available() -> bool:
+    return connection.vendor == "postgresql"
+
+
 @transaction.atomic
 def gauge_compute(*, day: datetime.date) -> GaugeRun:
     """Writes the snapshots dated ``day``: one per trainee over the sessions held in the
     ``GAUGE_WINDOW_DAYS`` days ending ``day`` and one per such session; then the suggested critiques."""
+    if not gauge_available():
+        raise GaugeUnavailable(
+            "검토 지표는 PostgreSQL에서 계산됩니다. DATABASE_URL로 PostgreSQL을 지정해 주세요 "
+            "(the review gauge needs PostgreSQL)."
+        )
     start = day - datetime.timedelta(days=settings.GAUGE_WINDOW_DAYS - 1)
     bands = current_bands()
     computed_at = timezone.now()

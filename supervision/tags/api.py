@@ -31,6 +31,7 @@ def _as_validation_error(error: TagInputError) -> ValidationError:
 
 class TraineeTagsView(GenericAPIView):
     serializer_class = TagOut
+    queryset = TraineeTag.objects.none()  # for the schema only: reads go through the role-aware selectors
 
     @extend_schema(
         parameters=[
@@ -77,6 +78,7 @@ class TraineeTagsView(GenericAPIView):
 
 class TraineeConflictedTagsView(GenericAPIView):
     serializer_class = TagOut
+    queryset = TraineeTag.objects.none()  # for the schema only: reads go through the role-aware selectors
 
     @extend_schema(responses=TagOut(many=True))
     def get(self, request, trainee_id: int):

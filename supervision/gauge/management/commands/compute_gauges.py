@@ -24,6 +24,9 @@ class Command(BaseCommand):
         with nightly_lock(wait_seconds=settings.NIGHTLY_REVIEW_LOCK_SECONDS) as acquired:
             if not acquired:
                 raise CommandError("다른 야간 검토가 실행 중이라 끝나기를 기다리다 시간이 다 되었습니다.")
-            results = services.nightly_review(day=day)
+            try:
+                results = services.nightly_review(day=day)
+            except services.GaugeUnavailable as exc:
+                raise CommandError(str(exc)) from exc
         gauge = next(r for r in results.values() if isinstance(r, services.GaugeRun))
         self.stdout.write(json.dumps(gauge.summary()))
