@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from supervision import presentation, rules
-from supervision.curation import supervisor_comment_create
+from supervision.commenting import CommentRejected, supervisor_comment_create
 from supervision.feedback import selectors as feedback_selectors
 from supervision.importing.admin import SpreadsheetImportMixin
 from supervision.models import (
@@ -34,7 +34,6 @@ from supervision.models import (
     TurnTechnique,
 )
 from supervision.roles import supervises, trainee_filter, visible_trainees
-from supervision.services import ServiceError
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -280,8 +279,10 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                     text=form.cleaned_data["text"],
                     intent_deviation=form.instance.intent_deviation,
                 )
-            except ServiceError as error:
-                form.add_error(None, str(error))
+            except CommentRejected as rejected:
+                for field, problems in rejected.problems.items():
+                    for problem in problems:
+                        form.add_error(field if field in form.fields else None, problem)
             else:
                 messages.success(request, _("%(turn)s에 논평을 남겼습니다.") % {"turn": turn.utterance_id})
                 url = reverse("admin:supervision_session_change", args=[session.pk])
