@@ -279,7 +279,7 @@ def tag_contradiction_record(
     return Recorded(row, True)
 
 
-def _moment(day: datetime.date) -> datetime.datetime:
+def run_moment(day: datetime.date) -> datetime.datetime:
     """The instant a run "for ``day``" stands at: the end of that day, never later than now."""
     zone = timezone.get_current_timezone()
     end = datetime.datetime.combine(day, datetime.time.max).replace(tzinfo=zone)
@@ -288,7 +288,7 @@ def _moment(day: datetime.date) -> datetime.datetime:
 
 def tags_nightly_check(*, day: datetime.date) -> dict:
     """Verifies every hypothesis whose time has come (as of the end of ``day``); idempotent."""
-    as_of = _moment(day)
+    as_of = run_moment(day)
     cutoff = as_of - datetime.timedelta(days=settings.UTAG_VERIFY_AFTER_DAYS)
     candidates = list(
         TraineeTag.objects.filter(status=Status.HYPOTHESIS, hypothesis_since__lte=cutoff).values_list("pk", flat=True)
@@ -380,7 +380,7 @@ def tags_record_gauge_evidence(*, trainee_id: int, session_id: int, snapshot: di
     """
     if not Session.objects.filter(pk=session_id, trainee_id=trainee_id).exists():
         raise TagInputError("session", f"회기 {session_id}는 수련생 {trainee_id}의 회기가 아닙니다.")
-    at = _moment(day)
+    at = run_moment(day)
     existing = set(TraineeTag.objects.filter(trainee_id=trainee_id).values_list("tag", flat=True))
     counts = {"evidence": 0, "contradictions": 0}
 
