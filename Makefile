@@ -8,6 +8,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
 .PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages
 
@@ -41,21 +42,28 @@ format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# Benchmarks: outside the test suite, in their own database (created on first use, never a test database),
+# each printing its figures against a baseline measured in the same run.
 bench-golden: $(DEV_STAMP)
-	$(PY) benchmarks/bench_import_golden.py
-# 500-turn trainee session page: constant queries and server time under 300 ms (baseline in the same run).
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_import_golden.py
+
+# 100,000-turn csv and xlsx imports against a raw COPY of the same rows.
+bench-import: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_import.py $(BENCH_ARGS)
+
+# Session detail of a 500-turn session through the API serialiser.
+bench-api: $(DEV_STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+		$(PY) benchmarks/bench_api.py
+
+# 500-turn trainee session page: constant queries and server time under 300 ms.
 bench-pages: $(DEV_STAMP)
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/bench_pages.py
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_pages.py
+
 # Review gauge over 1,000,000 generated turns vs one hand-written GROUP BY (database: DATABASE_URL name + _bench).
 bench-gauge: $(STAMP)
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/bench_gauge.py
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_gauge.py
+
 # Trajectory audit: accuracy (dev + held-out), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py
-bench-api: $(DEV_STAMP)
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
-		$(PY) benchmarks/bench_api.py
-
-# DATABASE_URL, else a separate bench database (benchmarks/bench_db.py); never the test database.
-bench-import: $(STAMP)
-	$(PY) benchmarks/bench_import.py $(BENCH_ARGS)
