@@ -24,3 +24,13 @@ def use_bench_database() -> str:
         if not exists:
             conn.execute(f'CREATE DATABASE "{config["NAME"]}"')
     return url
+
+
+def queue_follow_up_jobs_without_running_them() -> None:
+    """As in production, an import only queues its follow-up job (the trajectory audit) for a worker; the
+    benchmarks time the import itself, so queued tasks go to an in-memory broker nobody consumes."""
+    from portal.celery import app
+
+    app.conf.task_always_eager = False
+    app.conf.broker_url = "memory://"
+    app.conf.result_backend = None

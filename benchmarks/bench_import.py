@@ -163,6 +163,9 @@ def main() -> None:
     import django
 
     django.setup()
+    from benchmarks.bench_db import queue_follow_up_jobs_without_running_them
+
+    queue_follow_up_jobs_without_running_them()
     from django.conf import settings
     from django.db import connection
 

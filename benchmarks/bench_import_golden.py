@@ -26,6 +26,10 @@ import django  # noqa: E402
 
 django.setup()
 
+from benchmarks.bench_db import queue_follow_up_jobs_without_running_them  # noqa: E402
+
+queue_follow_up_jobs_without_running_them()
+
 from django.core.management import call_command  # noqa: E402
 
 from supervision.importing.readers import read_jsonl  # noqa: E402
