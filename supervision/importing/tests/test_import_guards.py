@@ -124,16 +124,14 @@ ENTITY_BOMB = (
 )
 
 
-@pytest.mark.parametrize(
-    ("part", "refused_by"),
-    [("xl/worksheets/sheet1.xml", "SheetRefused"), ("xl/workbook.xml", "EntitiesForbidden")],  # ours, defusedxml
-)
-def test_an_xml_entity_bomb_is_refused(cast, tmp_path, part, refused_by):
+@pytest.mark.parametrize("part", ["xl/worksheets/sheet1.xml", "xl/workbook.xml"])
+def test_an_xml_entity_bomb_is_refused(cast, tmp_path, part):
     source = write_xlsx(tmp_path / "plain.xlsx", ENGLISH_HEADER, session_rows("XMLB", 2))
     hostile = tmp_path / "hostile.xlsx"
     _with_part(source, hostile, part, lambda data: ENTITY_BOMB + _without_declaration(data))
 
-    assert refused_by in _file_error(import_file(hostile))
+    message = _file_error(import_file(hostile))
+    assert "DTD" in message and part in message
 
 
 def test_a_damaged_sheet_is_an_error_on_the_admin_page_not_a_500(client, cast, tmp_path):
