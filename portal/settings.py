@@ -32,7 +32,6 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "import_export",
     "simple_history",
     "portal",
     "taxonomy",
