@@ -131,6 +131,37 @@ def extract_state(
     return _finish(acc, turn, res)
 
 
+def carry_forward(states: Sequence[ClinicalState], decay: float) -> list[ClinicalState]:
+    """Client turns with no evidence (no cue, no label) keep the previous state, decayed toward neutral.
+
+    A turn like "We moved the couch." says nothing about the clinical state; resetting it to neutral made
+    a mildly distressed opening followed by small talk look like recovery (momentum and templates read the
+    jump from -0.5 to 0 as improvement). Carrying the last observed state forward means "unchanged as far
+    as we know"; the decay lets a long run of silence drift back slowly.
+    """
+    out: list[ClinicalState] = []
+    prev: ClinicalState | None = None
+    for s in states:
+        if s.cue_count == 0 and prev is not None:
+            none_idx = len(prev.distribution) - 1
+            dist = [p * decay for p in prev.distribution]
+            dist[none_idx] += 1.0 - decay
+            s = ClinicalState(
+                seq=s.seq,
+                utterance_id=s.utterance_id,
+                valence=prev.valence * decay,
+                arousal=prev.arousal,
+                risk=prev.risk * decay,
+                distribution=tuple(dist),
+                high_risk_mass=prev.high_risk_mass * decay,
+                top_distortion=prev.top_distortion,
+                cue_count=0,
+            )
+        out.append(s)
+        prev = s
+    return out
+
+
 def _text_stance(text: str, res: Resources) -> str | None:
     scores: dict[str, float] = {}
     for hit in res.counselor_lexicon.scan(text):
