@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import DEFAULT_CONFIG, AuditConfig
-from .lexicon import Hit
+from .lexicon import Hit, normalise
 from .resources import Effect, Resources, load_resources
 
 
@@ -118,10 +118,17 @@ def extract_state(
     acc = _Accumulator(len(res.classes))
     neg_factor = res.negated_valence_factor
     if config.use_text:
-        hits: list[Hit[Effect]] = res.client_lexicon.scan(_turn_text(turn))
+        # A sentence-initial "Okay." / "Yeah," is turn-taking, not a report of feeling okay.
+        text = res.discourse_re.sub(" ", normalise(_turn_text(turn)))
+        hits: list[Hit[Effect]] = res.client_lexicon.scan(text)
         tw = float(res.model["extractor"]["text_weight"])
         for hit in hits:
             acc.add(hit.payload, hit.scale * tw, hit.negated, neg_factor)
+        # Clause-level patterns (a certainty adverb with a predictive ending, "분명 … 거예요") catch
+        # distortions whose words vary but whose grammar does not.
+        for pattern, effect in res.client_patterns:
+            if pattern.search(text) is not None:
+                acc.add(effect, tw, False, neg_factor)
     if config.use_labels:
         lw = float(res.model["extractor"]["label_weight"])
         for code in turn.get("client_states") or ():
