@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import DEFAULT_CONFIG, AuditConfig
-from .extractor import ClinicalState, CounselorTurn, classify_counselor, extract_state
+from .extractor import ClinicalState, CounselorTurn, carry_forward, classify_counselor, extract_state
 from .resources import Resources, load_resources
 from .scoring import ScoreParts, match_templates_many, score_window
 
@@ -135,10 +135,13 @@ def audit_windows(
     only print label/score/explanation (the CLI), which saves rounding every distortion of every turn."""
     config = config or DEFAULT_CONFIG
     res = load_resources(config.data_dir)
+    decay = float(res.model["extractor"].get("carry_decay", 0.0))
     prepared = []
     for turns in windows:
         ordered = sorted(turns, key=lambda t: int(t.get("seq", 0)))
         states = [extract_state(t, config=config, res=res) for t in ordered if t.get("speaker") == "client"]
+        if decay > 0.0:
+            states = carry_forward(states, decay)
         counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
         prepared.append((states, counselor))
     all_matches = match_templates_many([states for states, _ in prepared], config)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import DEFAULT_CONFIG, AuditConfig
-from .lexicon import Hit
+from .lexicon import Hit, normalise
 from .resources import Effect, Resources, load_resources
 
 
@@ -118,10 +118,17 @@ def extract_state(
     acc = _Accumulator(len(res.classes))
     neg_factor = res.negated_valence_factor
     if config.use_text:
-        hits: list[Hit[Effect]] = res.client_lexicon.scan(_turn_text(turn))
+        # A sentence-initial "Okay." / "Yeah," is turn-taking, not a report of feeling okay.
+        text = res.discourse_re.sub(" ", normalise(_turn_text(turn)))
+        hits: list[Hit[Effect]] = res.client_lexicon.scan(text)
         tw = float(res.model["extractor"]["text_weight"])
         for hit in hits:
             acc.add(hit.payload, hit.scale * tw, hit.negated, neg_factor)
+        # Clause-level patterns (a certainty adverb with a predictive ending, "분명 … 거예요") catch
+        # distortions whose words vary but whose grammar does not.
+        for pattern, effect in res.client_patterns:
+            if pattern.search(text) is not None:
+                acc.add(effect, tw, False, neg_factor)
     if config.use_labels:
         lw = float(res.model["extractor"]["label_weight"])
         for code in turn.get("client_states") or ():
@@ -129,6 +136,37 @@ def extract_state(
             if effect is not None:
                 acc.add(effect, lw, False, neg_factor)
     return _finish(acc, turn, res)
+
+
+def carry_forward(states: Sequence[ClinicalState], decay: float) -> list[ClinicalState]:
+    """Client turns with no evidence (no cue, no label) keep the previous state, decayed toward neutral.
+
+    A turn like "We moved the couch." says nothing about the clinical state; resetting it to neutral made
+    a mildly distressed opening followed by small talk look like recovery (momentum and templates read the
+    jump from -0.5 to 0 as improvement). Carrying the last observed state forward means "unchanged as far
+    as we know"; the decay lets a long run of silence drift back slowly.
+    """
+    out: list[ClinicalState] = []
+    prev: ClinicalState | None = None
+    for s in states:
+        if s.cue_count == 0 and prev is not None:
+            none_idx = len(prev.distribution) - 1
+            dist = [p * decay for p in prev.distribution]
+            dist[none_idx] += 1.0 - decay
+            s = ClinicalState(
+                seq=s.seq,
+                utterance_id=s.utterance_id,
+                valence=prev.valence * decay,
+                arousal=prev.arousal,
+                risk=prev.risk * decay,
+                distribution=tuple(dist),
+                high_risk_mass=prev.high_risk_mass * decay,
+                top_distortion=prev.top_distortion,
+                cue_count=0,
+            )
+        out.append(s)
+        prev = s
+    return out
 
 
 def _text_stance(text: str, res: Resources) -> str | None:

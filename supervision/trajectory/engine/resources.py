@@ -40,6 +40,8 @@ class Resources:
     severity_weights: tuple[float, ...]  # the same as plain floats (hot path)
     names_ko: Mapping[str, str]
     client_lexicon: PhraseMatcher[Effect]
+    client_patterns: tuple[tuple[re.Pattern[str], Effect], ...]  # clause-level regex cues (endings, certainty)
+    discourse_re: re.Pattern[str]  # sentence-initial fillers ("Okay.", "Yeah,") removed before scanning
     counselor_lexicon: PhraseMatcher[StanceCue]
     client_labels: Mapping[str, Effect]
     technique_stance: Mapping[str, str]
@@ -95,6 +97,8 @@ def load_resources(data_dir: str | None = None) -> Resources:
         severity_weights=tuple(float(x) for x in severity),
         names_ko=model["distortion_names_ko"],
         client_lexicon=PhraseMatcher(client_entries, negation, intens),
+        client_patterns=tuple((re.compile(e["re"]), _effect(e, class_index)) for e in lex.get("client_patterns", ())),
+        discourse_re=re.compile(lex.get("discourse_markers_regex", "(?!)")),
         counselor_lexicon=PhraseMatcher(counselor_entries, negation, intens),
         client_labels={k: _effect(v, class_index) for k, v in labels["client_states"].items()},
         technique_stance=dict(labels["techniques"]),

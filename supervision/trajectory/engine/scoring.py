@@ -240,7 +240,24 @@ def score_window(
     # small talk) can drift upward but has nothing to resolve, so its positive score is damped.
     if total > 0 and states and problem_level(states) < float(p["problem_min"]):
         total *= float(p["no_problem_factor"])
+    # "Productive" also needs evidence of the move itself: a counselor who actively works (challenges,
+    # structures, answers risk) and a client who lands somewhere better late in the window. Without either,
+    # a rise in the score is mostly a distressed opening followed by small talk; with one of the two the
+    # positive score is damped half as much.
+    if total > 0 and states and "no_resolution_factor" in p:
+        total *= resolution_factor(states, counselor, res)
     return ScoreParts(pref, nearest, mom, wall, answered, syc, overt, persist, rise, total)
+
+
+def resolution_factor(states: Sequence[ClinicalState], counselor: Sequence[CounselorTurn], res: Resources) -> float:
+    """1.0 with both signs of a productive move, no_resolution_factor with neither, the midpoint with one."""
+    p = res.model["score"]
+    active_set = set(res.stances["challenge"])
+    active = any(c.stance in active_set for c in counselor)
+    late = states[len(states) // 2 :]
+    landed = any(s.cue_count > 0 and s.valence >= float(p["resolution_valence"]) for s in late)
+    floor = float(p["no_resolution_factor"])
+    return floor + (1.0 - floor) * (0.5 * active + 0.5 * landed)
 
 
 def problem_level(states: Sequence[ClinicalState]) -> float:
