@@ -9,7 +9,9 @@ a re-run for the same day updates the same rows and removes the day's snapshots 
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import gc
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -63,10 +65,30 @@ def current_bands() -> dict[str, figures.Band]:
     }
 
 
+@contextlib.contextmanager
+def _without_cyclic_gc():
+    """Pauses the cyclic garbage collector: building ~5k tallies, snapshot rows and ~37.5k suggestion
+    dicts triggers full collections that walk the whole Django heap — measured 0.3 s of the ~0.7 s of
+    Python in a 1M-turn run. Nothing built here is cyclic (plain dicts, lists, Counters), so nothing
+    leaks; reference counting still frees everything, and the previous state is restored."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 @transaction.atomic
 def gauge_compute(*, day: datetime.date) -> GaugeRun:
     """Writes the snapshots dated ``day``: one per trainee over the sessions held in the
     ``GAUGE_WINDOW_DAYS`` days ending ``day`` and one per such session; then the suggested critiques."""
+    with _without_cyclic_gc():
+        return _gauge_compute(day=day)
+
+
+def _gauge_compute(*, day: datetime.date) -> GaugeRun:
     start = day - datetime.timedelta(days=settings.GAUGE_WINDOW_DAYS - 1)
     bands = current_bands()
     computed_at = timezone.now()
