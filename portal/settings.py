@@ -155,7 +155,7 @@ SPECTACULAR_SETTINGS = {
 
 # Background jobs: Celery on Redis; without REDIS_URL (embedded `make run`) tasks run in-process.
 REDIS_URL = env_str("REDIS_URL")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 # A shared cache so that throttling counts requests across processes; locmem serves the embedded run.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "portal"}
