@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from supervision import presentation, rules
-from supervision.commenting import CommentRejected, supervisor_comment_create
+from supervision.commenting import CommentRejected, comment_problems, supervisor_comment_create
 from supervision.feedback import selectors as feedback_selectors
 from supervision.importing.admin import SpreadsheetImportMixin
 from supervision.models import (
@@ -112,11 +112,12 @@ class CommentForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         deviation = {key: data[key] for key in rules.INTENT_DEVIATION_KEYS if data.get(key)}
-        kind_problem = rules.intent_deviation_kind_problem(data.get("kind"), deviation)
-        if kind_problem:
-            raise forms.ValidationError(kind_problem)
-        for key, message in rules.intent_deviation_problems(deviation):
-            self.add_error(key if key in self.fields else None, message)
+        if "kind" in data and "text" in data:
+            # The same checks as supervision.commenting (API, transcript form): one rule, one place.
+            problems = comment_problems(kind=data["kind"], text=data["text"], intent_deviation=deviation)
+            for field, messages in problems.items():
+                for message in messages:
+                    self.add_error(field if field in self.fields else None, message)
         self.instance.intent_deviation = deviation
         return data
 

@@ -25,7 +25,10 @@ class CommentRejected(Exception):
         self.problems = problems
 
 
-def _check(*, kind: str, text: str, intent_deviation: dict) -> None:
+def comment_problems(*, kind: str, text: str, intent_deviation: object) -> dict[str, list[str]]:
+    """Everything wrong with a comment, by field (Korean messages). The admin forms show these too, so
+    every entry point checks the same things: kind, text (non-empty, length, privacy guard) and the
+    intent deviation's shape and kind."""
     problems: dict[str, list[str]] = {}
 
     def add(field: str, message: str | None) -> None:
@@ -42,7 +45,11 @@ def _check(*, kind: str, text: str, intent_deviation: dict) -> None:
     for key, message in rules.intent_deviation_problems(intent_deviation):
         add("intent_deviation", f"{key}: {message}")
     add("intent_deviation", rules.intent_deviation_kind_problem(kind, intent_deviation))
-    if problems:
+    return problems
+
+
+def _check(*, kind: str, text: str, intent_deviation: dict) -> None:
+    if problems := comment_problems(kind=kind, text=text, intent_deviation=intent_deviation):
         raise CommentRejected(problems)
 
 
