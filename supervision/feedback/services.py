@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from supervision import rules
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.models import SupervisorComment
 from supervision.services import ServiceError
@@ -35,6 +36,8 @@ def comment_reply_create(*, comment: SupervisorComment, author, text: str) -> Co
         raise ServiceError("답글 내용이 비어 있습니다. 내용을 적어 주세요.")
     if len(text) > MAX_REPLY_CHARS:
         raise ServiceError(f"답글은 {MAX_REPLY_CHARS}자 이내로 적어 주세요(지금 {len(text)}자).")
+    if problem := rules.personal_identifier_problem(text):
+        raise ServiceError(problem)
     reply = CommentReply(comment=comment, author=author, text=text)
     reply.full_clean()
     reply.save()

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from supervision import rules
 from supervision.models import Session, TurnClientState, TurnTechnique
 from supervision.services import ServiceError
 from supervision.tags import catalogue
@@ -76,6 +77,8 @@ def _clean_event(event: str) -> str:
         raise TagInputError("event", "근거(event)를 적어 주세요.")
     if len(text) > MAX_EVENT_CHARS:
         raise TagInputError("event", f"근거(event)는 {MAX_EVENT_CHARS}자 이내로 적어 주세요.")
+    if problem := rules.personal_identifier_problem(text):
+        raise TagInputError("event", problem)
     return text
 
 

@@ -202,3 +202,11 @@ def test_it_logs_in_and_out(client, cast):
     response = client.post("/accounts/logout/", follow=True)
     assert "로그인" in response.content.decode()
     assert client.get("/feedback/").status_code == 302
+
+
+def test_a_reply_with_a_phone_number_is_refused(client, cast, sessions):
+    comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
+    login(client, cast.trainee_a)
+    response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "제 번호 010-0000-0000"}, follow=True)
+    assert "전화번호" in response.content.decode()
+    assert not CommentReply.objects.exists()

@@ -145,6 +145,7 @@ def test_it_refuses_evidence_from_others(client, cast, tags, who):
         ({"tag": "rq_below_fair", "source": "observed", "event": "x", "session": 10**30}, "session"),
         ({"tag": "rq_below_fair", "source": "observed", "event": "x", "session": -1}, "session"),
         ({"tag": ["a"], "source": "observed", "event": "x"}, "tag"),
+        ({"tag": "rq_below_fair", "source": "observed", "event": "메일 fake@example.invalid 참고"}, "event"),
     ],
 )
 def test_it_rejects_bad_evidence_naming_the_field(client, cast, tags, body, field):
