@@ -406,7 +406,7 @@ def _upsert_sessions(
             fresh.append(
                 Session(
                     code=code,
-                    title=code,
+                    title="",  # a title is the supervisor's to give in the admin; pages fall back to the code
                     source=values["source"],
                     trainee=values["trainee"],
                     held_on=values["held_on"] or today,

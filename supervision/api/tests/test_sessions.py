@@ -28,7 +28,7 @@ def test_it_shapes_a_session_with_its_counts(world, client_as):
     assert session == {
         "id": world["session_a"].pk,
         "code": "WA01",
-        "title": "WA01",  # the importer titles a session by its code
+        "title": "",  # the importer leaves the title to the supervisor
         "trainee": world["trainee_a"].pk,
         "held_on": "2026-03-02",
         "source": "test_synthetic",
