@@ -7,6 +7,10 @@ staff (the staff importer). Tests run against real PostgreSQL and Redis (see `ma
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,7 @@ from supervision.services import portal_user_create_or_update
 from taxonomy.seeding import sync_catalogue
 
 PASSWORD = "test-pass-2026"
+ROOT = Path(__file__).resolve().parent
 
 
 def pytest_configure(config):
@@ -111,3 +116,59 @@ def write_jsonl(path: Path, lines: list[dict | str]) -> Path:
         for line in lines:
             handle.write((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n")
     return path
+
+
+def _test_database_url() -> str:
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def worker(transactional_db):
+    """A real `celery -A portal worker` on the real Redis, against the test database."""
+    from django.conf import settings
+
+    from portal.celery import app
+
+    assert settings.REDIS_URL, "the worker test needs REDIS_URL"
+    app.control.purge()
+    env = {**os.environ, "DATABASE_URL": _test_database_url(), "DJANGO_CONN_MAX_AGE": "0"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "portal",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if app.control.ping(timeout=1.0):
+                break
+            assert process.poll() is None, process.stdout.read()
+        else:
+            pytest.fail("the celery worker did not answer a ping within 60 s")
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -3,27 +3,20 @@
 import datetime
 import json
 import logging
-import os
-import subprocess
-import sys
-import time
 from io import StringIO
-from pathlib import Path
 
 import pytest
 import time_machine
 from celery.schedules import crontab
 from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError
 
 from portal.celery import app
 from supervision.gauge import services, tasks
 from supervision.gauge.locks import nightly_lock
 from supervision.gauge.models import GaugeSnapshot
 from supervision.gauge.tests.conftest import DAY
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_beat_schedule_runs_it_at_three_in_the_portal_time_zone():
@@ -101,58 +94,6 @@ def test_the_command_prints_the_summary_last_and_is_idempotent(fixture_sessions)
 def test_the_command_rejects_a_bad_date_in_korean(db):
     with pytest.raises(CommandError, match="YYYY-MM-DD"):
         call_command("compute_gauges", "--date", "30/11/2026")
-
-
-def _test_database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-@pytest.fixture
-def worker(transactional_db):
-    """A real `celery -A portal worker` on the real Redis, against the test database."""
-    assert settings.REDIS_URL, "the worker test needs REDIS_URL"
-    app.control.purge()
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "DJANGO_CONN_MAX_AGE": "0"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "portal",
-            "worker",
-            "--pool=solo",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-n",
-            f"gauge-test-{os.getpid()}@%h",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if app.control.ping(timeout=1.0):
-                break
-            assert process.poll() is None, process.stdout.read()
-        else:
-            pytest.fail("the celery worker did not answer a ping within 60 s")
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.mark.celery_worker
