@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from taxonomy import catalogue
 
@@ -73,6 +73,19 @@ class Tally:
         self.closed_on_resuming_client += other.closed_on_resuming_client
         for name in ("techniques", "critiques", "dimensions", "transitions"):
             getattr(self, name).update(getattr(other, name))
+
+    _COUNTERS = ("techniques", "critiques", "dimensions", "transitions")
+
+    def as_json(self) -> dict:
+        """The tally as JSON (``SessionTally.tally``); counters keep only the keys that occur."""
+        return {
+            f.name: dict(getattr(self, f.name)) if f.name in self._COUNTERS else getattr(self, f.name)
+            for f in fields(self)
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Tally:
+        return cls(**{name: Counter(value) if name in cls._COUNTERS else value for name, value in data.items()})
 
 
 def share(count: int, total: int) -> float | None:

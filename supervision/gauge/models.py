@@ -81,6 +81,8 @@ class GaugeSnapshot(models.Model):
     closed_on_resuming_client = models.PositiveIntegerField(_("재개 중 종결"), default=0)
     client_state_transitions = models.JSONField(_("내담자 상태 전이"), default=dict)
     bands = models.JSONField(_("적용된 목표 범위"), default=dict)
+    # A digest of every figure above (bands included): a re-run rewrites only rows whose figures changed.
+    figures_digest = models.CharField(max_length=40, blank=True, default="", editable=False)
     computed_at = models.DateTimeField(_("계산 시각"))
 
     class Meta:
@@ -105,6 +107,57 @@ class GaugeSnapshot(models.Model):
     def __str__(self) -> str:
         scope = self.session.code if self.session_id and self.session else _("전체")
         return f"{self.trainee} {self.date} {scope}"
+
+
+class SessionRevision(models.Model):
+    """The newest revision of a session's rows, set by database triggers (migration ``0003_session_tally``).
+
+    Any statement that writes a session's turns, technique or client-state links, or accepted comments —
+    importer, admin, API or plain SQL — gives the session a new value from one sequence. No Python code
+    writes this table.
+
+    A plain id, not a foreign key: deleting a session deletes its turns first, whose trigger writes a
+    revision the deferred foreign-key check would then refuse. A trigger on ``sessions`` removes the row
+    when the session goes.
+    """
+
+    session_id = models.BigIntegerField(primary_key=True)
+    revision = models.BigIntegerField()
+
+    class Meta:
+        db_table = "gauge_session_revision"
+
+    def __str__(self) -> str:
+        return f"{self.session_id}@{self.revision}"
+
+
+class SessionTally(models.Model):
+    """One session's additive counts as the gauge's aggregate statement last computed them from its rows.
+
+    Not a counter kept up to date: nothing increments it. The nightly run recomputes, from the source
+    rows, every session in scope whose tally is missing, older than its ``SessionRevision`` or written by
+    another version of the aggregate statement (``sql_digest``), and reads the others;
+    ``compute_gauges --full`` recomputes every session in scope.
+    """
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    # the session's revision read in the same statement as the rows aggregated (0: never written to)
+    revision = models.BigIntegerField()
+    sql_digest = models.CharField(max_length=40)
+    # figures.Tally as JSON, and the turns the session's events happened on (where suggestions go)
+    tally = models.JSONField()
+    events = models.JSONField()
+    # digest of the suggestions last written for this session (empty: not since it was recomputed)
+    suggestions_digest = models.CharField(max_length=40, blank=True, default="")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "gauge_session_tally"
+        verbose_name = _("회기 집계")
+        verbose_name_plural = _("회기 집계")
+
+    def __str__(self) -> str:
+        return f"{self.session_id}@{self.revision}"
 
 
 class DismissedSuggestion(models.Model):

@@ -1,15 +1,21 @@
 """The nightly review and the review gauge (writes).
 
-``gauge_compute`` is set-based: one SQL statement aggregates every session in scope (GROUP BY, and
-window functions over client turns for transitions, silent-close runs and the last client turn), Python
-then works per session (never per turn) to derive the figures, and snapshots and suggested critiques
-are written with one ``INSERT … SELECT FROM jsonb_to_recordset … ON CONFLICT`` each. Idempotent:
-a re-run for the same day updates the same rows and removes the day's snapshots that no longer apply.
+``gauge_compute`` is set-based: one SQL statement aggregates the sessions in scope (GROUP BY, and
+window functions over client turns for transitions, silent-close runs and the last client turn) into a
+tally per session; Python then works per session (never per turn) to derive the figures, and
+snapshots and suggested critiques are written with one ``INSERT … SELECT FROM jsonb_to_recordset …
+ON CONFLICT`` each. A session's tally is kept (``SessionTally``) with the revision of its rows it was
+computed from; the aggregate runs only over sessions whose rows changed since (database triggers keep
+the revisions, whoever writes), so a nightly run costs what changed plus one read of the kept tallies.
+Only snapshots and suggestions whose content changed are written. Idempotent: a re-run for the same
+day leaves the same rows and removes the day's snapshots that no longer apply.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
+import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -22,7 +28,7 @@ from django.utils.module_loading import import_string
 from portal.perf import without_cyclic_gc
 from supervision import rules
 from supervision.gauge import figures
-from supervision.gauge.models import DismissedSuggestion, GaugeSnapshot, TargetBand
+from supervision.gauge.models import DismissedSuggestion, GaugeSnapshot, SessionTally, TargetBand
 from supervision.models import CommentAuthor, CommentKind, Severity, SupervisorComment
 from supervision.roles import supervises
 from supervision.services import ServiceError
@@ -73,23 +79,26 @@ def gauge_available() -> bool:
 
 
 @transaction.atomic
-def gauge_compute(*, day: datetime.date) -> GaugeRun:
+def gauge_compute(*, day: datetime.date, full: bool = False) -> GaugeRun:
     """Writes the snapshots dated ``day``: one per trainee over the sessions held in the
-    ``GAUGE_WINDOW_DAYS`` days ending ``day`` and one per such session; then the suggested critiques."""
+    ``GAUGE_WINDOW_DAYS`` days ending ``day`` and one per such session; then the suggested critiques.
+
+    ``full`` recomputes every session in scope from its rows instead of reusing the tallies of the
+    sessions whose rows have not changed (the result is the same; a test holds both to it)."""
     if not gauge_available():
         raise GaugeUnavailable(
             "검토 지표는 PostgreSQL에서 계산됩니다. DATABASE_URL로 PostgreSQL을 지정해 주세요 "
             "(the review gauge needs PostgreSQL)."
         )
     with without_cyclic_gc():
-        return _gauge_compute(day=day)
+        return _gauge_compute(day=day, full=full)
 
 
-def _gauge_compute(*, day: datetime.date) -> GaugeRun:
+def _gauge_compute(*, day: datetime.date, full: bool) -> GaugeRun:
     start = day - datetime.timedelta(days=settings.GAUGE_WINDOW_DAYS - 1)
     bands = current_bands()
     computed_at = timezone.now()
-    sessions = _session_aggregates(start=start, day=day)
+    sessions = _session_tallies(start=start, day=day, full=full, computed_at=computed_at)
 
     by_trainee: dict[int, figures.Tally] = defaultdict(figures.Tally)
     session_rows, trainee_rows = [], []
@@ -114,11 +123,7 @@ def _gauge_compute(*, day: datetime.date) -> GaugeRun:
                 **figures.snapshot_figures(tally, bands),
             }
         )
-    _upsert_snapshots(trainee_rows, target="(trainee_id, date) WHERE session_id IS NULL")
-    _upsert_snapshots(session_rows, target="(trainee_id, session_id, date) WHERE session_id IS NOT NULL")
-    # Snapshots of this day a previous run wrote for sessions or trainees no longer in scope.
-    GaugeSnapshot.objects.filter(date=day).exclude(computed_at=computed_at).delete()
-
+    _write_snapshots(day, trainee_rows, session_rows)
     suggestions = _suggest(sessions, session_rows)
     return GaugeRun(
         day=day,
@@ -138,6 +143,32 @@ class SessionAggregate:
     last_client_turn: int | None
     acknowledged: bool | None
     last_counselor_turn: int | None
+    revision: int = 0
+    suggestions_digest: str = ""
+
+    def events(self) -> dict:
+        """Where the session's events happened (the turns its suggestions go on), for ``SessionTally``."""
+        return {
+            "silent_close_turns": self.silent_close_turns,
+            "last_client_turn": self.last_client_turn,
+            "acknowledged": self.acknowledged,
+            "last_counselor_turn": self.last_counselor_turn,
+        }
+
+    @classmethod
+    def kept(cls, session_id: int, trainee_id: int, tally: str, events: str, suggestions_digest: str):
+        """From a ``SessionTally`` row as a raw cursor returns it (Django leaves jsonb as text)."""
+        tally, events = json.loads(tally), json.loads(events)
+        return cls(
+            session_id,
+            trainee_id,
+            figures.Tally.from_json(tally),
+            events["silent_close_turns"],
+            events["last_client_turn"],
+            events["acknowledged"],
+            events["last_counselor_turn"],
+            suggestions_digest=suggestions_digest,
+        )
 
 
 _SESSION_SQL = """
@@ -220,15 +251,21 @@ FROM critique_rows
 WHERE speaker = %(counselor)s AND deviation IS NOT NULL AND deviation <> '{{}}'::jsonb
 GROUP BY session_id
 UNION ALL
-SELECT 'session', s.id, NULL, s.trainee_id, NULL, NULL
-FROM sessions s WHERE {in_scope}
+-- the session's revision, read in the same snapshot as the rows above (see SessionTally)
+SELECT 'session', s.id, NULL, s.trainee_id, COALESCE(r.revision, 0), NULL
+FROM sessions s LEFT JOIN gauge_session_revision r ON r.session_id = s.id WHERE {in_scope}
 """
+
+# Bumped when the Python that folds the statement's rows into a tally changes meaning (with the statement's
+# text and constants it makes up ``SessionTally.sql_digest``: kept tallies of another version are recomputed).
+_TALLY_FORMAT = 1
 
 
 _IN_SCOPE = "s.trainee_id IS NOT NULL AND s.held_on BETWEEN %(start)s AND %(day)s"
 
 
-def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[SessionAggregate]:
+def _aggregate_statement(in_scope: str) -> tuple[str, dict]:
+    """The aggregate statement over the sessions ``in_scope`` selects, and its constant parameters."""
     no_input, no_input_params = rules.no_input_sql("t.text", "t.dialog_act")
     # The no-input expression carries positional parameters; inline them as named ones.
     names = ("silence_act", "wordless")
@@ -236,8 +273,6 @@ def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[Ses
         no_input = no_input.replace("%s", f"%({name})s", 1)
     params = {
         **dict(zip(names, no_input_params, strict=True)),
-        "start": start,
-        "day": day,
         "counselor": catalogue.COUNSELOR,
         "client": catalogue.CLIENT,
         "run": catalogue.SILENT_CLOSE_RUN,
@@ -245,17 +280,68 @@ def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[Ses
         "closing_stage": catalogue.CLOSING_STAGE,
         "critique": CommentKind.CRITIQUE,
     }
+    return _SESSION_SQL.format(no_input=no_input, in_scope=in_scope), params
+
+
+@functools.cache
+def tally_sql_digest() -> str:
+    """Identifies what a kept tally was computed with: the statement, its constants and the fold."""
+    sql, params = _aggregate_statement(_IN_SCOPE)
+    return _digest([_TALLY_FORMAT, sql, params])
+
+
+def _digest(value) -> str:
+    return hashlib.sha1(json.dumps(value, sort_keys=True, default=str, ensure_ascii=False).encode()).hexdigest()
+
+
+def _session_tallies(
+    *, start: datetime.date, day: datetime.date, full: bool, computed_at: datetime.datetime
+) -> list[SessionAggregate]:
+    """Every session in scope, ordered by id: kept tallies where the session's rows have not changed since
+    (same revision, same statement), the others aggregated now from their rows and kept for next time."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT s.id, s.trainee_id, g.tally, g.events, g.suggestions_digest FROM sessions s "
+            "LEFT JOIN gauge_session_revision r ON r.session_id = s.id "
+            "LEFT JOIN gauge_session_tally g ON g.session_id = s.id AND NOT %(full)s "
+            "  AND g.sql_digest = %(digest)s AND g.revision >= COALESCE(r.revision, 0) "
+            f"WHERE {_IN_SCOPE} ORDER BY s.id",
+            {"start": start, "day": day, "full": full, "digest": tally_sql_digest()},
+        )
+        rows = cursor.fetchall()
+    stale = [session_id for session_id, _trainee, tally, _events, _digest in rows if tally is None]
+    if not stale:
+        fresh = {}
+    else:
+        # every session (a first run, or --full): the statement's own scope, no id list to check
+        fresh = _session_aggregates(start=start, day=day, ids=None if len(stale) == len(rows) else stale)
+        _keep_tallies(fresh.values(), computed_at)
+    return [
+        fresh[session_id]
+        if tally is None
+        else SessionAggregate.kept(session_id, trainee_id, tally, events, suggestions_digest)
+        for session_id, trainee_id, tally, events, suggestions_digest in rows
+        if tally is not None or session_id in fresh  # a session held after the first read is left to the next run
+    ]
+
+
+def _session_aggregates(
+    *, start: datetime.date, day: datetime.date, ids: list[int] | None
+) -> dict[int, SessionAggregate]:
+    in_scope = _IN_SCOPE if ids is None else _IN_SCOPE + " AND s.id = ANY(%(ids)s)"
+    sql, params = _aggregate_statement(in_scope)
+    params.update(start=start, day=day, ids=ids)
     with connection.cursor() as cursor:
         # The client-turn sort must not spill to disk; JIT compilation costs more than it saves on this
         # statement (both local to this transaction).
         cursor.execute("SET LOCAL work_mem = '256MB'; SET LOCAL jit = off")
-        cursor.execute(_SESSION_SQL.format(no_input=no_input, in_scope=_IN_SCOPE), params)
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     sessions: dict[int, SessionAggregate] = {}
-    trainees = {}
+    scoped = {}
     for kind, session_id, key, n, turn_id, other in rows:
         if kind == "session":
-            trainees[session_id] = n
+            scoped[session_id] = (n, turn_id)
             continue
         session = sessions.get(session_id)
         if session is None:
@@ -281,15 +367,44 @@ def _session_aggregates(*, start: datetime.date, day: datetime.date) -> list[Ses
             tally.dimensions[key] = n
         elif kind == "deviation":
             tally.deviation_turns = n
-    result = []
-    for session_id in sorted(trainees):
+    result = {}
+    for session_id in sorted(scoped):
         session = sessions.get(session_id) or SessionAggregate(
             session_id, 0, figures.Tally(sessions=1), [], None, None, None
         )
-        session.trainee_id = trainees[session_id]
+        session.trainee_id, session.revision = scoped[session_id]
         session.silent_close_turns.sort()
-        result.append(session)
+        result[session_id] = session
     return result
+
+
+def _keep_tallies(sessions, computed_at: datetime.datetime) -> None:
+    """Upserts the tallies just computed; their suggestions are written afresh (empty digest)."""
+    rows = [
+        {
+            "session_id": s.session_id,
+            "revision": s.revision,
+            "sql_digest": tally_sql_digest(),
+            "tally": s.tally.as_json(),
+            "events": s.events(),
+            "suggestions_digest": "",
+            "computed_at": computed_at,
+        }
+        for s in sessions
+    ]
+    if not rows:
+        return
+    columns = list(rows[0])
+    payload, definition = _recordset(SessionTally, rows, columns)
+    names = ", ".join(columns)
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c != "session_id")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {SessionTally._meta.db_table} ({names}) "
+            f"SELECT {names} FROM jsonb_to_recordset(%s::jsonb) AS r({definition}) "
+            f"ON CONFLICT (session_id) DO UPDATE SET {updates}",
+            [payload],
+        )
 
 
 def _recordset(model, rows: list[dict], columns: list[str]) -> tuple[str, str]:
@@ -310,12 +425,35 @@ def _snapshot_columns() -> list[str]:
     return [f.column for f in GaugeSnapshot._meta.concrete_fields if not f.primary_key]
 
 
+def _write_snapshots(day: datetime.date, trainee_rows: list[dict], session_rows: list[dict]) -> None:
+    """Writes the day's snapshots whose figures are new or changed (a re-run leaves the others, and their
+    ``computed_at``, alone) and deletes the day's snapshots of trainees or sessions no longer in scope."""
+    for row in (*trainee_rows, *session_rows):
+        row["figures_digest"] = _digest({k: v for k, v in row.items() if k != "computed_at"})
+    existing = {
+        (trainee_id, session_id): (pk, digest)
+        for pk, trainee_id, session_id, digest in GaugeSnapshot.objects.filter(date=day).values_list(
+            "pk", "trainee_id", "session_id", "figures_digest"
+        )
+    }
+
+    def changed(rows: list[dict]) -> list[dict]:
+        return [
+            row
+            for row in rows
+            if existing.pop((row["trainee_id"], row["session_id"]), (None, None))[1] != row["figures_digest"]
+        ]
+
+    _upsert_snapshots(changed(trainee_rows), target="(trainee_id, date) WHERE session_id IS NULL")
+    _upsert_snapshots(changed(session_rows), target="(trainee_id, session_id, date) WHERE session_id IS NOT NULL")
+    if existing:  # what is left was written by an earlier run for trainees or sessions no longer in scope
+        GaugeSnapshot.objects.filter(pk__in=[pk for pk, _digest in existing.values()]).delete()
+
+
 def _upsert_snapshots(rows: list[dict], *, target: str) -> None:
     if not rows:
         return
     columns = _snapshot_columns()
-    for row in rows:
-        row.setdefault("session_id", None)
     payload, definition = _recordset(GaugeSnapshot, rows, columns)
     names = ", ".join(columns)
     updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c not in ("trainee_id", "session_id", "date"))
@@ -341,13 +479,14 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
       the session's as a whole, so it is pinned where the session ends).
 
     Pending suggestions of the gauge that no longer apply are removed; accepted ones are never touched;
-    dismissed ones (``DismissedSuggestion``) are not suggested again. Returns the number now pending or
-    refreshed.
+    dismissed ones (``DismissedSuggestion``) are not suggested again. Only sessions whose suggestions
+    differ from the ones last written for them (``SessionTally.suggestions_digest``: reset whenever the
+    session's rows change) are written. Returns the number of suggestions the gauge makes in scope.
     """
-    wanted: list[dict] = []
+    wanted: dict[int, list[dict]] = {s.session_id: [] for s in sessions}
     for session in sessions:
         for turn_id in session.silent_close_turns:
-            wanted.append(
+            wanted[session.session_id].append(
                 _suggestion(
                     turn_id,
                     SILENT_CLOSE_KEY,
@@ -358,7 +497,7 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
                 )
             )
         if session.acknowledged is False and session.last_client_turn is not None:
-            wanted.append(
+            wanted[session.session_id].append(
                 _suggestion(
                     session.last_client_turn,
                     CLOSED_ON_RESUMING_KEY,
@@ -383,7 +522,7 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
         for code, figure in items:
             low, high = figure["band"]
             word = "부족" if figure["status"] == figures.UNDER else "과다"
-            wanted.append(
+            wanted[session_id].append(
                 _suggestion(
                     turn_id,
                     BAND_KEY.format(category=code),
@@ -395,7 +534,19 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
                     actual=f"{code} {figure['share']:.2f}",
                 )
             )
-    session_ids = [s.session_id for s in sessions]
+    digests = {session_id: _digest(items) for session_id, items in wanted.items()}
+    to_write = [s.session_id for s in sessions if s.suggestions_digest != digests[s.session_id]]
+    if to_write:
+        _write_suggestions(
+            [item for session_id in to_write for item in wanted[session_id]],
+            {session_id: digests[session_id] for session_id in to_write},
+        )
+    return sum(len(items) for items in wanted.values())
+
+
+def _write_suggestions(wanted: list[dict], digests: dict[int, str]) -> None:
+    """Makes the pending gauge suggestions of the sessions in ``digests`` exactly ``wanted`` and records
+    the digests those sessions' suggestions now have."""
     now = timezone.now()
     table = SupervisorComment._meta.db_table
     columns = ["turn_id", "kind", "text", "intent_deviation", "author", "is_suggestion", "suggestion_key"]
@@ -411,7 +562,10 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
     # definition not wanted, so the two never meet.
     with connection.cursor() as cursor:
         cursor.execute(
-            "WITH wanted AS MATERIALIZED ("
+            f"WITH written AS (UPDATE {SessionTally._meta.db_table} g SET suggestions_digest = d.digest "
+            "  FROM jsonb_each_text(%(digests)s::jsonb) AS d(session_id, digest)"
+            "  WHERE g.session_id = d.session_id::bigint"
+            "), wanted AS MATERIALIZED ("
             "  SELECT turn_id, suggestion_key, text, intent_deviation"
             "  FROM jsonb_to_recordset(%(wanted)s::jsonb)"
             "    AS w(turn_id bigint, suggestion_key text, text text, intent_deviation jsonb)"
@@ -435,14 +589,14 @@ def _suggest(sessions: list[SessionAggregate], session_rows: list[dict]) -> int:
             f"WHERE {table}.is_suggestion",
             {
                 "wanted": json.dumps(wanted, ensure_ascii=False),
-                "sessions": session_ids,
+                "digests": json.dumps(digests),
+                "sessions": list(digests),
                 "prefix": SUGGESTION_PREFIX + "%",
                 "kind": CommentKind.CRITIQUE,
                 "author": CommentAuthor.AI,
                 "now": now,
             },
         )
-    return len(wanted)
 
 
 def _suggestion(turn_id: int, key: str, text: str, **deviation: str) -> dict:

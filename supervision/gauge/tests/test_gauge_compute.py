@@ -139,17 +139,25 @@ def test_it_removes_the_days_snapshots_that_no_longer_apply(fixture_sessions):
 
 def test_it_runs_a_constant_number_of_queries(fixture_sessions, tmp_path, django_assert_num_queries):
     gauge_compute(day=DAY)
-    # savepoint + release, bands, SET LOCAL, aggregate, 2 upserts, stale snapshot delete, one suggestion
-    # statement (stale delete + anti-join insert; what already exists is decided in SQL)
-    with django_assert_num_queries(9):
+    # nothing changed: savepoint + release, bands, the kept tallies, the day's snapshot digests
+    with django_assert_num_queries(5):
         gauge_compute(day=DAY)
-    more = []
-    for n in range(5):
-        more += [
-            {**line, "utterance_id": line["utterance_id"].replace("S1", f"X{n}")}
-            for line in session_s1(trainee="trainee_b")
-        ]
-    import_lines(tmp_path, more, "more.jsonl")
-    with django_assert_num_queries(9):
+
+    def import_copies(name, count):
+        more = []
+        for n in range(count):
+            more += [
+                {**line, "utterance_id": line["utterance_id"].replace("S1", f"{name}{n}")}
+                for line in session_s1(trainee="trainee_b")
+            ]
+        import_lines(tmp_path, more, f"{name}.jsonl")
+
+    # new sessions: + SET LOCAL, the aggregate over them, keeping their tallies, 2 snapshot upserts,
+    # one suggestion statement — the same for one new session as for five
+    import_copies("X", 1)
+    with django_assert_num_queries(11):
+        gauge_compute(day=DAY)
+    import_copies("Y", 5)
+    with django_assert_num_queries(11):
         run = gauge_compute(day=DAY)
-    assert run.sessions == 8
+    assert run.sessions == 9
