@@ -36,6 +36,7 @@ for a trainee-wide one.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -82,6 +83,10 @@ class Tally:
             f.name: dict(getattr(self, f.name)) if f.name in self._COUNTERS else getattr(self, f.name)
             for f in fields(self)
         }
+
+    def canonical(self) -> str:
+        """The same text for equal tallies, however their counters were filled."""
+        return json.dumps(self.as_json(), sort_keys=True)
 
     @classmethod
     def from_json(cls, data: Mapping) -> Tally:

@@ -2,12 +2,15 @@
 that reuses the unchanged sessions' tallies writes exactly what a full recompute writes."""
 
 import datetime
+import json
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from supervision.gauge.models import GaugeSnapshot, SessionRevision, SessionTally
-from supervision.gauge.services import gauge_compute, suggestion_accept, tally_sql_digest
+from supervision.gauge.services import gauge_compute, suggestion_accept, tallies_forget, tally_sql_digest
 from supervision.gauge.tests.conftest import DAY
 from supervision.models import Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
 from taxonomy.models import TechniqueLabelDef
@@ -116,31 +119,36 @@ def test_a_run_reusing_kept_tallies_writes_what_a_full_recompute_writes(fixture_
     assert reused != first  # the changes show
     assert SessionTally.objects.get(session=s2).revision == SessionRevision.objects.get(session_id=s2.pk).revision
 
-    full = gauge_compute(day=DAY, full=True)
+    tallies_forget()
+    full = gauge_compute(day=DAY)
     assert figures_written() == reused
     assert full == run
 
 
+def snapshot_rows():
+    return {
+        (s.trainee.username, s.session.code if s.session else None): (s.pk, s.computed_at)
+        for s in GaugeSnapshot.objects.select_related("trainee", "session")
+    }
+
+
 def test_a_rerun_with_nothing_changed_rewrites_nothing(fixture_sessions):
     gauge_compute(day=DAY)
-    written = dict(GaugeSnapshot.objects.values_list("pk", "computed_at"))
+    written = snapshot_rows()
     kept = dict(SessionTally.objects.values_list("session_id", "computed_at"))
     gauge_compute(day=DAY)
-    assert dict(GaugeSnapshot.objects.values_list("pk", "computed_at")) == written
+    assert snapshot_rows() == written
     assert dict(SessionTally.objects.values_list("session_id", "computed_at")) == kept
 
 
 def test_one_changed_session_rewrites_its_snapshot_and_its_trainees_only(fixture_sessions):
     gauge_compute(day=DAY)
-    written = dict(GaugeSnapshot.objects.values_list("pk", "computed_at"))
+    written = snapshot_rows()
     add_technique(fixture_sessions)
     gauge_compute(day=DAY)
-    rewritten = {
-        (s.trainee.username, s.session.code if s.session else None)
-        for s in GaugeSnapshot.objects.select_related("trainee", "session")
-        if s.computed_at != written[s.pk]
-    }
-    assert rewritten == {("trainee_a", "S1"), ("trainee_a", None)}
+    now = snapshot_rows()
+    assert now.keys() == written.keys()
+    assert {key for key in now if now[key] != written[key]} == {("trainee_a", "S1"), ("trainee_a", None)}
 
 
 def test_tallies_kept_by_another_version_of_the_statement_are_recomputed(fixture_sessions):
@@ -160,3 +168,15 @@ def test_a_new_day_reuses_the_tallies(fixture_sessions, django_assert_num_querie
     run = gauge_compute(day=next_day)
     assert dict(SessionTally.objects.values_list("session_id", "computed_at")) == kept
     assert GaugeSnapshot.objects.filter(date=next_day).count() == run.trainees + run.sessions == 5
+
+
+def test_compute_gauges_full_aggregates_every_session_again(fixture_sessions):
+    call_command("compute_gauges", "--date", DAY.isoformat(), stdout=StringIO())
+    expected = figures_written()
+    kept = dict(SessionTally.objects.values_list("session_id", "computed_at"))
+    out = StringIO()
+    call_command("compute_gauges", "--date", DAY.isoformat(), "--full", stdout=out)
+    assert json.loads(out.getvalue().strip().splitlines()[-1]) == {"trainees": 2, "sessions": 3, "turns": 24}
+    again = dict(SessionTally.objects.values_list("session_id", "computed_at"))
+    assert again.keys() == kept.keys() and all(again[s] > kept[s] for s in kept)
+    assert figures_written() == expected

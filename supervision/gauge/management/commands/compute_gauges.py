@@ -14,8 +14,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--date", help="YYYY-MM-DD (default: today in PORTAL_TIME_ZONE)")
+        parser.add_argument(
+            "--full",
+            action="store_true",
+            help="aggregate every session again from its rows instead of reusing the kept per-session tallies",
+        )
 
-    def handle(self, *args, date=None, **options):
+    def handle(self, *args, date=None, full=False, **options):
         try:
             day = datetime.date.fromisoformat(date) if date else timezone.localdate()
         except ValueError:
@@ -25,6 +30,8 @@ class Command(BaseCommand):
             if not acquired:
                 raise CommandError("다른 야간 검토가 실행 중이라 끝나기를 기다리다 시간이 다 되었습니다.")
             try:
+                if full:
+                    services.tallies_forget()
                 results = services.nightly_review(day=day)
             except services.GaugeUnavailable as exc:
                 raise CommandError(str(exc)) from exc
