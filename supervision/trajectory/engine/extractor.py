@@ -127,8 +127,16 @@ def extract_state(
         text = res.discourse_re.sub(" ", normalise(_turn_text(turn)))
         hits: list[Hit[Effect]] = res.client_lexicon.scan(text)
         tw = float(res.model["extractor"]["text_weight"])
+        # In a turn that reports a risk behaviour, approach and relief words describe that behaviour
+        # ("Maybe I'll make myself throw up", "it's the only thing that helps"): they are damped, while
+        # safety cues (negative risk push) keep their full weight.
+        damp = 1.0
+        if any(h.payload.risk > 0.0 and not h.negated for h in hits):
+            damp = float(res.model["extractor"].get("risk_context_positive_factor", 1.0))
         for hit in hits:
-            acc.add(hit.payload, hit.scale * tw, hit.negated, neg_factor)
+            e = hit.payload
+            scale = hit.scale * tw * (damp if e.valence > 0.0 and e.risk == 0.0 and not hit.negated else 1.0)
+            acc.add(e, scale, hit.negated, neg_factor)
         # Clause-level patterns (a certainty adverb with a predictive ending, "분명 … 거예요") catch
         # distortions whose words vary but whose grammar does not.
         for pattern, effect in res.client_patterns:
