@@ -141,7 +141,7 @@ def extract_state(
         # distortions whose words vary but whose grammar does not.
         for pattern, effect in res.client_patterns:
             if pattern.search(text) is not None:
-                acc.add(effect, tw, False, neg_factor)
+                acc.add(effect, tw * (damp if effect.valence > 0.0 and effect.risk == 0.0 else 1.0), False, neg_factor)
     if config.use_labels:
         lw = float(res.model["extractor"]["label_weight"])
         for code in turn.get("client_states") or ():
