@@ -64,6 +64,6 @@ bench-pages: $(DEV_STAMP)
 bench-gauge: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_gauge.py
 
-# Trajectory audit: accuracy (dev + held-out), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
+# Trajectory audit: accuracy (development files), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py

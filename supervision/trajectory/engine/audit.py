@@ -136,12 +136,14 @@ def audit_windows(
     config = config or DEFAULT_CONFIG
     res = load_resources(config.data_dir)
     decay = float(res.model["extractor"].get("carry_decay", 0.0))
+    risk_decay = res.model["extractor"].get("risk_carry_decay")
+    risk_decay = None if risk_decay is None else float(risk_decay)
     prepared = []
     for turns in windows:
         ordered = sorted(turns, key=lambda t: int(t.get("seq", 0)))
         states = [extract_state(t, config=config, res=res) for t in ordered if t.get("speaker") == "client"]
         if decay > 0.0:
-            states = carry_forward(states, decay)
+            states = carry_forward(states, decay, risk_decay)
         counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
         prepared.append((states, counselor))
     all_matches = match_templates_many([states for states, _ in prepared], config)

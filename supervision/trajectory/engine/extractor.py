@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .config import DEFAULT_CONFIG, AuditConfig
@@ -29,6 +29,7 @@ class ClinicalState:
     high_risk_mass: float
     top_distortion: str
     cue_count: int  # lexicon hits + known labels; 0 means "no evidence", state stays neutral
+    safety: bool = False  # a safety/coping cue (negative risk push) or a negated risk cue in this turn
 
     def as_dict(self, classes: Sequence[str]) -> dict[str, Any]:
         return {
@@ -55,7 +56,7 @@ class CounselorTurn:
 class _Accumulator:
     """Sums pushes before squashing them into the state's ranges."""
 
-    __slots__ = ("arousal", "cues", "dist", "risk", "valence")
+    __slots__ = ("arousal", "cues", "dist", "risk", "safety", "valence")
 
     def __init__(self, n_classes: int) -> None:
         self.valence = 0.0
@@ -63,9 +64,12 @@ class _Accumulator:
         self.risk = 0.0
         self.dist = [0.0] * n_classes
         self.cues = 0
+        self.safety = False
 
     def add(self, effect: Effect, scale: float, negated: bool, neg_factor: float) -> None:
         self.cues += 1
+        if (effect.risk < 0.0) != negated and effect.risk != 0.0:
+            self.safety = True
         if negated:
             # "I'm not worthless" is mildly positive; the distortion and risk cues are cancelled.
             self.valence += effect.valence * neg_factor * scale
@@ -107,6 +111,7 @@ def _finish(acc: _Accumulator, turn: Mapping[str, Any], res: Resources) -> Clini
         high_risk_mass=hmass,
         top_distortion=top,
         cue_count=acc.cues,
+        safety=acc.safety,
     )
 
 
@@ -122,13 +127,21 @@ def extract_state(
         text = res.discourse_re.sub(" ", normalise(_turn_text(turn)))
         hits: list[Hit[Effect]] = res.client_lexicon.scan(text)
         tw = float(res.model["extractor"]["text_weight"])
+        # In a turn that reports a risk behaviour, approach and relief words describe that behaviour
+        # ("Maybe I'll make myself throw up", "it's the only thing that helps"): they are damped, while
+        # safety cues (negative risk push) keep their full weight.
+        damp = 1.0
+        if any(h.payload.risk > 0.0 and not h.negated for h in hits):
+            damp = float(res.model["extractor"].get("risk_context_positive_factor", 1.0))
         for hit in hits:
-            acc.add(hit.payload, hit.scale * tw, hit.negated, neg_factor)
+            e = hit.payload
+            scale = hit.scale * tw * (damp if e.valence > 0.0 and e.risk == 0.0 and not hit.negated else 1.0)
+            acc.add(e, scale, hit.negated, neg_factor)
         # Clause-level patterns (a certainty adverb with a predictive ending, "분명 … 거예요") catch
         # distortions whose words vary but whose grammar does not.
         for pattern, effect in res.client_patterns:
             if pattern.search(text) is not None:
-                acc.add(effect, tw, False, neg_factor)
+                acc.add(effect, tw * (damp if effect.valence > 0.0 and effect.risk == 0.0 else 1.0), False, neg_factor)
     if config.use_labels:
         lw = float(res.model["extractor"]["label_weight"])
         for code in turn.get("client_states") or ():
@@ -138,13 +151,22 @@ def extract_state(
     return _finish(acc, turn, res)
 
 
-def carry_forward(states: Sequence[ClinicalState], decay: float) -> list[ClinicalState]:
+def carry_forward(
+    states: Sequence[ClinicalState], decay: float, risk_decay: float | None = None
+) -> list[ClinicalState]:
     """Client turns with no evidence (no cue, no label) keep the previous state, decayed toward neutral.
 
     A turn like "We moved the couch." says nothing about the clinical state; resetting it to neutral made
     a mildly distressed opening followed by small talk look like recovery (momentum and templates read the
     jump from -0.5 to 0 as improvement). Carrying the last observed state forward means "unchanged as far
     as we know"; the decay lets a long run of silence drift back slowly.
+
+    Risk also persists across turns that do have cues: a disclosed risk (cutting, a stockpile, drinking
+    every night) is not withdrawn because the next turn talks about something else. Unless the turn has a
+    safety cue (a negative risk push such as a safety plan, or a negated risk phrase) or the client sounds
+    better in it (its own valence is not negative), its risk is at least the previous turn's risk times
+    `risk_decay`. Without this a window that goes quiet about the risk while the client stays low read as a
+    recovery (momentum and the crisis_stabilised template rewarded the drop to zero).
     """
     out: list[ClinicalState] = []
     prev: ClinicalState | None = None
@@ -164,6 +186,14 @@ def carry_forward(states: Sequence[ClinicalState], decay: float) -> list[Clinica
                 top_distortion=prev.top_distortion,
                 cue_count=0,
             )
+        elif (
+            risk_decay is not None
+            and prev is not None
+            and not s.safety
+            and s.valence < 0.0
+            and s.risk < prev.risk * risk_decay
+        ):
+            s = replace(s, risk=prev.risk * risk_decay)
         out.append(s)
         prev = s
     return out

@@ -20,6 +20,8 @@ _BARRIERS = frozenset(".,!?;:")
 _HANGUL_RE = re.compile(r"[\uac00-\ud7a3]")
 _ASCII_RE = re.compile(r"[A-Za-z]")
 _KO_CLAUSE_END = re.compile(r"[.!?,\n]")
+_EN_CONDITIONAL = frozenset(("if", "unless"))
+_KO_CONDITIONAL = re.compile(r"[^\s.!?,]{0,2}?(?:으면|면)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +152,8 @@ class PhraseMatcher(Generic[P]):
             if tok in _BARRIERS:
                 return False
             if tok in self._negation.en_tokens:
-                return True
+                # "If I don't punish myself ..." states a condition, not that the client doesn't.
+                return not any(t in _EN_CONDITIONAL for t in toks[max(0, j - 3) : j])
         return False
 
     def _en_scale(self, toks: list[str], i: int) -> float:
@@ -176,7 +179,9 @@ class PhraseMatcher(Generic[P]):
                 return True
         # Long negation "-지 않다", "-지 못하다" and copula "아니다" follow the stem.
         after = text[end : end + self._negation.ko_window]
-        return self._negation.ko_suffix.search(after) is not None
+        found = self._negation.ko_suffix.search(after)
+        # "-지 않으면" / "안 하면" state a condition ("안 먹으면 살이 쪄요"), not a denial.
+        return found is not None and _KO_CONDITIONAL.match(after, found.end()) is None
 
     def _ko_scale(self, text: str, start: int) -> float:
         before = text[max(0, start - 12) : start]

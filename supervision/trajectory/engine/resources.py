@@ -66,6 +66,16 @@ def _phrases(spec: Mapping[str, Any]) -> list[str]:
     return [p] if isinstance(p, str) else list(p)
 
 
+# Hangul syllables whose final consonant is ㄹ (할, 갈, 볼, 둘 ...): Korean volitional and future endings
+# (-ㄹ게요, -ㄹ래요, -ㄹ 거예요) attach the ㄹ to the verb stem's last syllable, so a pattern can only see the
+# ending through this class. Written in patterns as {RIEUL}.
+_RIEUL = "[" + "".join(chr(0xAC00 + i) for i in range(8, 11172, 28)) + "]"
+
+
+def _expand(pattern: str) -> str:
+    return pattern.replace("{RIEUL}", _RIEUL)
+
+
 @lru_cache(maxsize=4)
 def load_resources(data_dir: str | None = None) -> Resources:
     base = Path(data_dir) if data_dir else DATA_DIR
@@ -97,7 +107,9 @@ def load_resources(data_dir: str | None = None) -> Resources:
         severity_weights=tuple(float(x) for x in severity),
         names_ko=model["distortion_names_ko"],
         client_lexicon=PhraseMatcher(client_entries, negation, intens),
-        client_patterns=tuple((re.compile(e["re"]), _effect(e, class_index)) for e in lex.get("client_patterns", ())),
+        client_patterns=tuple(
+            (re.compile(_expand(e["re"])), _effect(e, class_index)) for e in lex.get("client_patterns", ())
+        ),
         discourse_re=re.compile(lex.get("discourse_markers_regex", "(?!)")),
         counselor_lexicon=PhraseMatcher(counselor_entries, negation, intens),
         client_labels={k: _effect(v, class_index) for k, v in labels["client_states"].items()},

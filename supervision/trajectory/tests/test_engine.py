@@ -121,6 +121,38 @@ def test_korean_negation_removes_risk():
     assert extract_state(client("쓸모없는 사람은 아니에요")).top_distortion == "none"
 
 
+def test_a_negation_inside_a_condition_does_not_deny():
+    # "If I don't punish myself ..." is a condition: the self-punishment stays a cue.
+    cond = extract_state(client("If I don't punish myself I'll get worse."))
+    assert cond.risk > 0.5 and cond.valence < 0
+    assert extract_state(client("I don't want to hurt myself.")).risk == 0.0
+    assert extract_state(client("자해하지 않으면 못 견뎌요")).risk > 0.5
+
+
+def test_approach_words_in_a_risk_turn_are_damped():
+    # The plan describes the risk behaviour; a safety cue keeps its weight.
+    assert extract_state(client("Maybe I'll make myself throw up.")).valence < 0
+    assert (
+        extract_state(client("I want to die but I'll call the crisis line.")).risk
+        < extract_state(client("I want to die.")).risk
+    )
+
+
+def test_korean_commitment_ending_is_a_plan():
+    assert extract_state(client("내일 먼저 판단할게요.")).valence > 0
+    assert extract_state(client("내일 안 할게요.")).valence <= 0
+
+
+def test_disclosed_risk_persists_until_released():
+    cutting = client("I've started cutting again.", 0)
+    low = client("I feel so empty.", 2)
+    better = client("Talking helped, I feel calmer now.", 2)
+    quiet = audit_window([cutting, counselor("Thank you for telling me.", 1), low]).states
+    assert quiet[1]["risk"] >= 0.9 * quiet[0]["risk"]
+    released = audit_window([cutting, counselor("Thank you for telling me.", 1), better]).states
+    assert released[1]["risk"] == 0.0
+
+
 def test_intensifiers_strengthen_the_effect():
     assert extract_state(client("I feel so sad")).valence < extract_state(client("I feel sad")).valence
     assert extract_state(client("너무 힘들어요")).valence < extract_state(client("힘들어요")).valence
