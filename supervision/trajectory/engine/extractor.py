@@ -135,7 +135,10 @@ def extract_state(
             damp = float(res.model["extractor"].get("risk_context_positive_factor", 1.0))
         for hit in hits:
             e = hit.payload
-            scale = hit.scale * tw * (damp if e.valence > 0.0 and e.risk == 0.0 and not hit.negated else 1.0)
+            # A downtoner ("a bit tired", "좀 불안") softens reported distress, the resting state of many
+            # ordinary sessions; it does not discount a small gain ("a little calmer" is still movement).
+            hs = hit.scale if hit.scale >= 1.0 or (e.valence < 0.0 and not hit.negated) else 1.0
+            scale = hs * tw * (damp if e.valence > 0.0 and e.risk == 0.0 and not hit.negated else 1.0)
             acc.add(e, scale, hit.negated, neg_factor)
         # Clause-level patterns (a certainty adverb with a predictive ending, "분명 … 거예요") catch
         # distortions whose words vary but whose grammar does not.
@@ -205,7 +208,7 @@ def _text_stance(text: str, res: Resources) -> str | None:
         if hit.negated:
             continue
         cue = hit.payload
-        scores[cue.stance] = scores.get(cue.stance, 0.0) + cue.weight * hit.scale
+        scores[cue.stance] = scores.get(cue.stance, 0.0) + cue.weight * max(hit.scale, 1.0)  # downtoners: client only
     if not scores:
         return None
     priority = res.stances["text_priority"]

@@ -113,7 +113,9 @@ class PhraseMatcher(Generic[P]):
         # A word's intensifier factor is the largest of all intensifiers it starts with ("너무나" also starts
         # with "너무"); the longest-prefix regex plus this table gives exactly that in one match.
         ko_int = intensifiers.ko
-        self._ko_intens_factor = {k: max(f for j, f in ko_int.items() if k.startswith(j)) for k in ko_int}
+        self._ko_intens_factor = {
+            k: max(f for j, f in ko_int.items() if k.startswith(j)) if ko_int[k] >= 1.0 else ko_int[k] for k in ko_int
+        }
         self._ko_intens_re = re.compile(
             "|".join(re.escape(k) for k in sorted(ko_int, key=len, reverse=True)) if ko_int else "(?!)"
         )
@@ -157,13 +159,16 @@ class PhraseMatcher(Generic[P]):
         return False
 
     def _en_scale(self, toks: list[str], i: int) -> float:
-        scale = 1.0
+        # Intensifiers (factor > 1) raise a cue, downtoners ("a bit", "slightly", factor < 1) lower it; the
+        # strongest of each kind counts.
+        up = down = 1.0
         for j in range(i - 1, max(-1, i - 1 - self._intens.en_window), -1):
             tok = toks[j]
             if tok in _BARRIERS:
                 break
-            scale = max(scale, self._intens.en.get(tok, 1.0))
-        return scale
+            f = self._intens.en.get(tok, 1.0)
+            up, down = max(up, f), min(down, f)
+        return up * down
 
     def _scan_ko(self, text: str, hits: list[Hit[P]]) -> None:
         payloads = self._ko_payload
@@ -186,10 +191,11 @@ class PhraseMatcher(Generic[P]):
     def _ko_scale(self, text: str, start: int) -> float:
         before = text[max(0, start - 12) : start]
         cut = _KO_CLAUSE_END.split(before)[-1]
-        scale = 1.0
+        up = down = 1.0
         prefix, factors = self._ko_intens_re, self._ko_intens_factor
         for word in cut.split()[-self._intens.ko_window :]:
             found = prefix.match(word)
             if found is not None:
-                scale = max(scale, factors[found.group()])
-        return scale
+                f = factors[found.group()]
+                up, down = max(up, f), min(down, f)
+        return up * down
