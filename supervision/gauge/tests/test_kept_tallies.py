@@ -3,12 +3,14 @@ that reuses the unchanged sessions' tallies writes exactly what a full recompute
 
 import datetime
 import json
+import threading
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from supervision.gauge import services
 from supervision.gauge.models import GaugeSnapshot, SessionRevision, SessionTally
 from supervision.gauge.services import gauge_compute, suggestion_accept, tallies_forget, tally_sql_digest
 from supervision.gauge.tests.conftest import DAY
@@ -180,3 +182,43 @@ def test_compute_gauges_full_aggregates_every_session_again(fixture_sessions):
     again = dict(SessionTally.objects.values_list("session_id", "computed_at"))
     assert again.keys() == kept.keys() and all(again[s] > kept[s] for s in kept)
     assert figures_written() == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_committed_while_a_run_is_going_is_picked_up_by_the_next_run(fixture_sessions, monkeypatch):
+    """The run aggregates, then (paused here) another connection commits a change to S1; the run keeps
+    the tally it computed from the rows before the change. The revision it kept is older than S1's now,
+    so the next run aggregates S1 again instead of trusting the kept tally."""
+    aggregated, resume = threading.Event(), threading.Event()
+    keep = services._keep_tallies
+
+    def keep_then_wait(sessions, computed_at):
+        keep(sessions, computed_at)
+        aggregated.set()
+        resume.wait(30)
+
+    monkeypatch.setattr(services, "_keep_tallies", keep_then_wait)
+    errors = []
+
+    def nightly_run():
+        try:
+            gauge_compute(day=DAY)
+        except Exception as exc:  # surfaced below: a thread's exception would otherwise vanish
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    running = threading.Thread(target=nightly_run)
+    running.start()
+    assert aggregated.wait(30)
+    Turn.objects.filter(utterance_id="S1-K-007").update(dialog_act="goodbye")  # commits at once
+    resume.set()
+    running.join(30)
+    assert not errors
+    s1 = GaugeSnapshot.objects.get(session__code="S1", date=DAY)
+    assert (s1.closing_acknowledged, s1.closed_on_resuming_client) == (0, 1)  # the run saw the rows before
+
+    monkeypatch.setattr(services, "_keep_tallies", keep)
+    gauge_compute(day=DAY)
+    s1 = GaugeSnapshot.objects.get(session__code="S1", date=DAY)
+    assert (s1.closing_acknowledged, s1.closed_on_resuming_client) == (1, 0)
