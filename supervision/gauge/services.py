@@ -112,8 +112,8 @@ def _gauge_compute(*, day: datetime.date) -> GaugeRun:
     by_trainee: dict[int, figures.Tally] = defaultdict(figures.Tally)
     for session in sessions:
         by_trainee[session.trainee_id].add(session.tally)
-    due = [Due(trainee_id, None, tally, bands) for trainee_id, tally in by_trainee.items()]
-    due += [Due(s.trainee_id, s.session_id, s.tally, bands) for s in sessions]
+    due = [DueSnapshot(trainee_id, None, tally, bands) for trainee_id, tally in by_trainee.items()]
+    due += [DueSnapshot(s.trainee_id, s.session_id, s.tally, bands) for s in sessions]
     _write_snapshots(day, due, bands, computed_at)
     suggestions = _suggest(sessions, bands)
     return GaugeRun(
@@ -130,7 +130,7 @@ def _gauge_compute(*, day: datetime.date) -> GaugeRun:
 _FIGURES_SOURCE = hashlib.sha1(inspect.getsource(figures).encode()).hexdigest()
 
 
-class Due:
+class DueSnapshot:
     """A snapshot the day needs: trainee-wide (``session_id`` None) or per session.
 
     Its figures are a function of the tally and the bands alone (``figures.snapshot_figures``), so
@@ -444,7 +444,7 @@ def _json_default(value):
     raise TypeError(f"not JSON serialisable: {value!r}")
 
 
-def _write_snapshots(day: datetime.date, due: list[Due], bands, computed_at: datetime.datetime) -> None:
+def _write_snapshots(day: datetime.date, due: list[DueSnapshot], bands, computed_at: datetime.datetime) -> None:
     """Makes the day's snapshots exactly ``due``, writing only what is new or changed.
 
     - A snapshot of the day with the same digest is left alone (a same-day re-run writes nothing).
@@ -483,7 +483,7 @@ _FIGURE_COLUMNS = [
 ]
 
 
-def _copy_earlier_snapshots(day: datetime.date, due: list[Due], computed_at: datetime.datetime) -> set[int]:
+def _copy_earlier_snapshots(day: datetime.date, due: list[DueSnapshot], computed_at: datetime.datetime) -> set[int]:
     """Copies, dated ``day``, the newest earlier snapshot with the same digest of each session in ``due``
     that has one; returns the sessions copied."""
     if not due:
@@ -510,7 +510,7 @@ def _copy_earlier_snapshots(day: datetime.date, due: list[Due], computed_at: dat
         return {session_id for (session_id,) in cursor.fetchall()}
 
 
-def _insert_snapshots(day: datetime.date, due: list[Due], bands, computed_at: datetime.datetime) -> None:
+def _insert_snapshots(day: datetime.date, due: list[DueSnapshot], bands, computed_at: datetime.datetime) -> None:
     if not due:
         return
     json_columns = {f.column for f in GaugeSnapshot._meta.concrete_fields if isinstance(f, models.JSONField)}
