@@ -88,8 +88,8 @@ class GaugeSnapshot(models.Model):
     class Meta:
         db_table = "gauge_snapshot"
         ordering = ["-date", "trainee", "session"]
-        verbose_name = _("리뷰 게이지 스냅숏")
-        verbose_name_plural = _("리뷰 게이지 스냅숏")
+        verbose_name = _("검토 지표 스냅숏")
+        verbose_name_plural = _("검토 지표 스냅숏")
         constraints = [
             # Two partial indexes because NULL session rows never collide in an ordinary unique index;
             # the upserts in services.py name these exact predicates as their ON CONFLICT targets.

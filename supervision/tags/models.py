@@ -30,7 +30,7 @@ class Source(models.TextChoices):
 
 
 class Origin(models.TextChoices):
-    GAUGE = "gauge", _("야간 게이지 (gauge)")
+    GAUGE = "gauge", _("야간 검토 지표 (gauge)")
     SUPERVISOR = "supervisor", _("슈퍼바이저 (supervisor)")
     TRAINEE = "trainee", _("수련생 본인 (trainee)")
 
