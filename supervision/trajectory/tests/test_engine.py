@@ -157,6 +157,28 @@ def test_korean_absence_denies_a_positive_cue_only():
     assert extract_state(client("화가 안 나요")).valence > 0
 
 
+def test_a_negated_approach_word_is_a_negative_cue():
+    for text in ("I'm not looking forward to it.", "It wasn't helpful.", "There's nothing I'm looking forward to."):
+        assert extract_state(client(text)).valence < 0, text
+    for text in ("안 기대돼요", "기대가 안 돼요", "재미있지 않아요", "의미 없어요", "재미없어요"):
+        assert extract_state(client(text)).valence < 0, text
+    assert extract_state(client("I'm looking forward to it.")).valence > 0
+    assert extract_state(client("기대돼요")).valence > 0
+
+
+def test_anhedonia_and_giving_up_with_an_inner_negation_stay_negative():
+    # The negation is part of the complaint, not a denial of it.
+    for text in (
+        "I don't see the point anymore.",
+        "I don't feel like doing anything.",
+        "I just can't be bothered.",
+        "아무것도 하기 싫어요",
+        "더는 못 하겠어요",
+        "의욕이 안 생겨요",
+    ):
+        assert extract_state(client(text)).valence < 0, text
+
+
 def test_clause_patterns_respect_negation():
     assert extract_state(client("I think I can handle it.")).valence > 0
     assert extract_state(client("I don't think I can handle it.")).valence < 0
