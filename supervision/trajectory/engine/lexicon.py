@@ -42,6 +42,9 @@ class NegationRules:
     # matcher's `absent_applies` holds (positive ones): many negative stems are written to stop right before
     # 없 ("소용", "살 이유", "저 같은 건") and must not be flipped by the 없 that completes them.
     ko_absent: re.Pattern[str] | None = None
+    # Hedge adverbs that a negation reaches through ("don't really feel like", "didn't even want"): dropped
+    # right after an English negator so the phrase behind them matches as written.
+    en_transparent: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +135,10 @@ class PhraseMatcher(Generic[P]):
         text = normalise(text)
         hits: list[Hit[P]] = []
         if self._en and _ASCII_RE.search(text):
-            self._scan_en(tokenize(text), hits)
+            toks = tokenize(text)
+            if self._negation.en_transparent:
+                toks = self._drop_hedges(toks)
+            self._scan_en(toks, hits)
         if self._ko_re is not None and _HANGUL_RE.search(text):
             self._scan_ko(text, hits)
         return hits
@@ -143,6 +149,15 @@ class PhraseMatcher(Generic[P]):
             return self._ko_negated(text, start, end)
         toks = tokenize(text[:start])
         return self._en_negated(toks, len(toks))
+
+    def _drop_hedges(self, toks: list[str]) -> list[str]:
+        negators, hedges = self._negation.en_tokens, self._negation.en_transparent
+        out: list[str] = []
+        for tok in toks:
+            if tok in hedges and out and (out[-1] in negators):
+                continue
+            out.append(tok)
+        return out
 
     def _scan_en(self, toks: list[str], hits: list[Hit[P]]) -> None:
         # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens.

@@ -95,6 +95,7 @@ def load_resources(data_dir: str | None = None) -> Resources:
         ko_suffix=re.compile(neg["ko_suffix_regex"]),
         ko_window=int(neg["ko_window"]),
         ko_absent=re.compile(neg["ko_absent_regex"]) if neg.get("ko_absent_regex") else None,
+        en_transparent=frozenset(neg.get("en_transparent", ())),
     )
     ints = lex["intensifiers"]
     intens = IntensifierRules(ints["en"], ints["ko"], int(ints["en_window"]), int(ints["ko_window"]))

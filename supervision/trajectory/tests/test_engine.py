@@ -179,6 +179,15 @@ def test_anhedonia_and_giving_up_with_an_inner_negation_stay_negative():
         assert extract_state(client(text)).valence < 0, text
 
 
+def test_a_negation_reaches_through_hedge_adverbs():
+    # "don't really see the point" is the complaint "don't see the point", not a negated "really".
+    assert extract_state(client("I don't really see the point anymore.")).valence < 0
+    assert extract_state(client("I don't really feel like doing much.")).valence < 0
+    assert extract_state(client("I'm not really looking forward to it.")).valence < 0
+    # A hedge without a negator before it is untouched.
+    assert extract_state(client("I'm really looking forward to it.")).valence > 0
+
+
 def test_clause_patterns_respect_negation():
     assert extract_state(client("I think I can handle it.")).valence > 0
     assert extract_state(client("I don't think I can handle it.")).valence < 0
