@@ -188,6 +188,13 @@ def test_a_negation_reaches_through_hedge_adverbs():
     assert extract_state(client("I'm really looking forward to it.")).valence > 0
 
 
+def test_living_on_is_not_relief():
+    # "살 것 같아요" alone is relief ("I can breathe again"); "-고/-게 살 것 같아요" predicts how one will live.
+    assert extract_state(client("이제 좀 살 것 같아요")).valence > 0
+    assert extract_state(client("평생 이렇게 살 것 같아요")).valence < 0
+    assert extract_state(client("아무랑도 안 만나고 살 것 같아요")).valence <= 0
+
+
 def test_clause_patterns_respect_negation():
     assert extract_state(client("I think I can handle it.")).valence > 0
     assert extract_state(client("I don't think I can handle it.")).valence < 0
