@@ -136,7 +136,7 @@ class PhraseMatcher(Generic[P]):
         hits: list[Hit[P]] = []
         if self._en and _ASCII_RE.search(text):
             toks = tokenize(text)
-            if self._negation.en_transparent:
+            if not self._negation.en_transparent.isdisjoint(toks):
                 toks = self._drop_hedges(toks)
             self._scan_en(toks, hits)
         if self._ko_re is not None and _HANGUL_RE.search(text):
