@@ -66,13 +66,15 @@ class _Accumulator:
         self.cues = 0
         self.safety = False
 
-    def add(self, effect: Effect, scale: float, negated: bool, neg_factor: float) -> None:
+    def add(self, effect: Effect, scale: float, negated: bool, neg_factor: float, pos_factor: float = 0.0) -> None:
         self.cues += 1
         if (effect.risk < 0.0) != negated and effect.risk != 0.0:
             self.safety = True
         if negated:
-            # "I'm not worthless" is mildly positive; the distortion and risk cues are cancelled.
-            self.valence += effect.valence * neg_factor * scale
+            # Negation is asymmetric: "I'm not worthless" is only mildly positive (neg_factor), while "I'm not
+            # okay" / "not looking forward to it" / "안 기대돼요" is nearly as negative as its opposite
+            # (pos_factor). The distortion and risk cues are cancelled either way.
+            self.valence += effect.valence * (pos_factor if effect.valence > 0.0 else neg_factor) * scale
             return
         self.valence += effect.valence * scale
         self.arousal += effect.arousal * scale
@@ -121,7 +123,7 @@ def extract_state(
     """Clinical state of one client turn."""
     res = res or load_resources(config.data_dir)
     acc = _Accumulator(len(res.classes))
-    neg_factor = res.negated_valence_factor
+    neg_factor, pos_factor = res.negated_valence_factor, res.negated_positive_factor
     if config.use_text:
         # A sentence-initial "Okay." / "Yeah," is turn-taking, not a report of feeling okay.
         text = res.discourse_re.sub(" ", normalise(_turn_text(turn)))
@@ -139,12 +141,17 @@ def extract_state(
             # ordinary sessions; it does not discount a small gain ("a little calmer" is still movement).
             hs = hit.scale if hit.scale >= 1.0 or (e.valence < 0.0 and not hit.negated) else 1.0
             scale = hs * tw * (damp if e.valence > 0.0 and e.risk == 0.0 and not hit.negated else 1.0)
-            acc.add(e, scale, hit.negated, neg_factor)
+            acc.add(e, scale, hit.negated, neg_factor, pos_factor)
         # Clause-level patterns (a certainty adverb with a predictive ending, "분명 … 거예요") catch
-        # distortions whose words vary but whose grammar does not.
+        # distortions whose words vary but whose grammar does not. The same negation scope as for words
+        # applies around the match ("I don't think I can handle it", "할 수 있을 것 같지 않아요").
+        scan_negated = res.client_lexicon.negated
         for pattern, effect in res.client_patterns:
-            if pattern.search(text) is not None:
-                acc.add(effect, tw * (damp if effect.valence > 0.0 and effect.risk == 0.0 else 1.0), False, neg_factor)
+            found = pattern.search(text)
+            if found is not None:
+                negated = scan_negated(text, found.start(), found.end())
+                pos = effect.valence > 0.0 and effect.risk == 0.0 and not negated
+                acc.add(effect, tw * (damp if pos else 1.0), negated, neg_factor, pos_factor)
     if config.use_labels:
         lw = float(res.model["extractor"]["label_weight"])
         for code in turn.get("client_states") or ():

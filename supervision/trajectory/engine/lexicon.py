@@ -9,7 +9,7 @@ intensifier scaled it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -38,6 +38,13 @@ class NegationRules:
     ko_prefix: tuple[str, ...]
     ko_suffix: re.Pattern[str]
     ko_window: int
+    # "의미 없어요", "기대가 없", "나아진 게 없": 없 after the cue denies it. Applied only to cues for which the
+    # matcher's `absent_applies` holds (positive ones): many negative stems are written to stop right before
+    # 없 ("소용", "살 이유", "저 같은 건") and must not be flipped by the 없 that completes them.
+    ko_absent: re.Pattern[str] | None = None
+    # Hedge adverbs that a negation reaches through ("don't really feel like", "didn't even want"): dropped
+    # right after an English negator so the phrase behind them matches as written.
+    en_transparent: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +94,11 @@ class PhraseMatcher(Generic[P]):
         entries: Sequence[tuple[str, P]],
         negation: NegationRules,
         intensifiers: IntensifierRules,
+        absent_applies: Callable[[P], bool] | None = None,
     ) -> None:
         self._negation = negation
+        self._absent = negation.ko_absent if absent_applies is not None else None
+        self._absent_applies = absent_applies
         self._intens = intensifiers
         en: dict[str, list[tuple[tuple[str, ...], P]]] = {}
         ko: dict[str, list[tuple[str, P]]] = {}
@@ -125,10 +135,29 @@ class PhraseMatcher(Generic[P]):
         text = normalise(text)
         hits: list[Hit[P]] = []
         if self._en and _ASCII_RE.search(text):
-            self._scan_en(tokenize(text), hits)
+            toks = tokenize(text)
+            if not self._negation.en_transparent.isdisjoint(toks):
+                toks = self._drop_hedges(toks)
+            self._scan_en(toks, hits)
         if self._ko_re is not None and _HANGUL_RE.search(text):
             self._scan_ko(text, hits)
         return hits
+
+    def negated(self, text: str, start: int, end: int) -> bool:
+        """Whether the span text[start:end] (a clause-pattern match in normalised text) is negated."""
+        if _HANGUL_RE.search(text, start, end):
+            return self._ko_negated(text, start, end)
+        toks = tokenize(text[:start])
+        return self._en_negated(toks, len(toks))
+
+    def _drop_hedges(self, toks: list[str]) -> list[str]:
+        negators, hedges = self._negation.en_tokens, self._negation.en_transparent
+        out: list[str] = []
+        for tok in toks:
+            if tok in hedges and out and (out[-1] in negators):
+                continue
+            out.append(tok)
+        return out
 
     def _scan_en(self, toks: list[str], hits: list[Hit[P]]) -> None:
         # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens.
@@ -172,9 +201,16 @@ class PhraseMatcher(Generic[P]):
 
     def _scan_ko(self, text: str, hits: list[Hit[P]]) -> None:
         payloads = self._ko_payload
+        absent, applies = self._absent, self._absent_applies
         for match in self._ko_re.finditer(text):
             start, end = match.span()
-            hits.append(Hit(payloads[match.group()], self._ko_negated(text, start, end), self._ko_scale(text, start)))
+            payload = payloads[match.group()]
+            negated = self._ko_negated(text, start, end)
+            if not negated and absent is not None and applies(payload):  # type: ignore[misc]
+                after = text[end : end + self._negation.ko_window]
+                found = absent.search(after)
+                negated = found is not None and _KO_CONDITIONAL.match(after, found.end()) is None
+            hits.append(Hit(payload, negated, self._ko_scale(text, start)))
 
     def _ko_negated(self, text: str, start: int, end: int) -> bool:
         # Short negation "안 죽어요"/"못 견디" precedes the predicate as its own word.

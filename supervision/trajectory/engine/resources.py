@@ -46,7 +46,8 @@ class Resources:
     client_labels: Mapping[str, Effect]
     technique_stance: Mapping[str, str]
     stances: Mapping[str, Any]
-    negated_valence_factor: float
+    negated_valence_factor: float  # a negated negative cue ("not hopeless"): a small opposite push
+    negated_positive_factor: float  # a negated positive cue ("not okay", "안 기대돼요"): close to its opposite
     model: Mapping[str, Any]
     texts: Mapping[str, Any]
 
@@ -93,6 +94,8 @@ def load_resources(data_dir: str | None = None) -> Resources:
         ko_prefix=tuple(neg["ko_prefix"]),
         ko_suffix=re.compile(neg["ko_suffix_regex"]),
         ko_window=int(neg["ko_window"]),
+        ko_absent=re.compile(neg["ko_absent_regex"]) if neg.get("ko_absent_regex") else None,
+        en_transparent=frozenset(neg.get("en_transparent", ())),
     )
     ints = lex["intensifiers"]
     intens = IntensifierRules(ints["en"], ints["ko"], int(ints["en_window"]), int(ints["ko_window"]))
@@ -106,7 +109,7 @@ def load_resources(data_dir: str | None = None) -> Resources:
         severity=severity,
         severity_weights=tuple(float(x) for x in severity),
         names_ko=model["distortion_names_ko"],
-        client_lexicon=PhraseMatcher(client_entries, negation, intens),
+        client_lexicon=PhraseMatcher(client_entries, negation, intens, absent_applies=lambda e: e.valence > 0.0),
         client_patterns=tuple(
             (re.compile(_expand(e["re"])), _effect(e, class_index)) for e in lex.get("client_patterns", ())
         ),
@@ -116,6 +119,7 @@ def load_resources(data_dir: str | None = None) -> Resources:
         technique_stance=dict(labels["techniques"]),
         stances=labels["stances"],
         negated_valence_factor=float(neg["negated_valence_factor"]),
+        negated_positive_factor=float(neg.get("negated_positive_factor", neg["negated_valence_factor"])),
         model=model,
         texts=texts,
     )

@@ -129,6 +129,81 @@ def test_a_negation_inside_a_condition_does_not_deny():
     assert extract_state(client("자해하지 않으면 못 견뎌요")).risk > 0.5
 
 
+def test_a_negated_positive_cue_is_nearly_its_opposite():
+    # Negation is asymmetric: "not okay" is clearly negative, "not worthless" only mildly positive.
+    not_ok, ok = extract_state(client("I'm not okay.")), extract_state(client("I'm okay."))
+    assert not_ok.valence < 0 and abs(not_ok.valence) > 0.6 * ok.valence
+    not_worthless = extract_state(client("I'm not worthless"))
+    assert 0 < not_worthless.valence < abs(not_ok.valence)
+    for text in ("안 괜찮아요", "괜찮지 않아요", "I can't calm down.", "Nothing feels good."):
+        assert extract_state(client(text)).valence < 0, text
+
+
+def test_english_contractions_and_without_negate():
+    for text in ("I can't calm down.", "I couldn't feel better.", "I haven't been hopeful.", "without hope"):
+        assert extract_state(client(text)).valence < 0, text
+    assert extract_state(client("Nothing bad happened, I stayed calm.")).valence > 0
+
+
+def test_korean_absence_denies_a_positive_cue_only():
+    # 없 after a positive cue denies it ("희망 없어요", "나아진 게 없어요") ...
+    assert extract_state(client("나아진 게 없어요")).valence < 0
+    assert extract_state(client("요즘은 여유가 없어요")).valence < 0
+    # ... but a negative stem written to stop before 없 is completed by it, not denied.
+    assert extract_state(client("말해도 소용없네요")).valence < 0
+    assert extract_state(client("저 같은 건 없어요")).valence < 0
+    # "X이/가 안 돼요/나요" after a cue is a negation of that cue.
+    assert extract_state(client("걱정이 안 돼요")).valence > 0
+    assert extract_state(client("화가 안 나요")).valence > 0
+
+
+def test_a_negated_approach_word_is_a_negative_cue():
+    for text in ("I'm not looking forward to it.", "It wasn't helpful.", "There's nothing I'm looking forward to."):
+        assert extract_state(client(text)).valence < 0, text
+    for text in ("안 기대돼요", "기대가 안 돼요", "재미있지 않아요", "의미 없어요", "재미없어요"):
+        assert extract_state(client(text)).valence < 0, text
+    assert extract_state(client("I'm looking forward to it.")).valence > 0
+    assert extract_state(client("기대돼요")).valence > 0
+
+
+def test_anhedonia_and_giving_up_with_an_inner_negation_stay_negative():
+    # The negation is part of the complaint, not a denial of it.
+    for text in (
+        "I don't see the point anymore.",
+        "I don't feel like doing anything.",
+        "I just can't be bothered.",
+        "아무것도 하기 싫어요",
+        "더는 못 하겠어요",
+        "의욕이 안 생겨요",
+    ):
+        assert extract_state(client(text)).valence < 0, text
+
+
+def test_a_negation_reaches_through_hedge_adverbs():
+    # "don't really see the point" is the complaint "don't see the point", not a negated "really".
+    assert extract_state(client("I don't really see the point anymore.")).valence < 0
+    assert extract_state(client("I don't really feel like doing much.")).valence < 0
+    assert extract_state(client("I'm not really looking forward to it.")).valence < 0
+    # A hedge without a negator before it is untouched.
+    assert extract_state(client("I'm really looking forward to it.")).valence > 0
+
+
+def test_living_on_is_not_relief():
+    # "살 것 같아요" alone is relief ("I can breathe again"); "-고/-게 살 것 같아요" predicts how one will live.
+    assert extract_state(client("이제 좀 살 것 같아요")).valence > 0
+    assert extract_state(client("평생 이렇게 살 것 같아요")).valence < 0
+    assert extract_state(client("아무랑도 안 만나고 살 것 같아요")).valence <= 0
+
+
+def test_clause_patterns_respect_negation():
+    assert extract_state(client("I think I can handle it.")).valence > 0
+    assert extract_state(client("I don't think I can handle it.")).valence < 0
+    assert extract_state(client("할 수 있을 것 같아요")).valence > 0
+    assert extract_state(client("할 수 있을 것 같지 않아요")).valence < 0
+    # A long negation before the commitment ending is not a commitment.
+    assert extract_state(client("하지 않을게요")).valence <= 0
+
+
 def test_approach_words_in_a_risk_turn_are_damped():
     # The plan describes the risk behaviour; a safety cue keeps its weight.
     assert extract_state(client("Maybe I'll make myself throw up.")).valence < 0
