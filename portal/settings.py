@@ -178,6 +178,7 @@ CELERY_BEAT_SCHEDULE = {
             hour=env_int("NIGHTLY_REVIEW_HOUR", 3, minimum=0), minute=env_int("NIGHTLY_REVIEW_MINUTE", 0)
         ),
     },
+    "forget-stale-uploads": {"task": "importing.forget_stale_uploads", "schedule": crontab(hour=4, minute=30)},
 }
 
 # Import guards and job thresholds.
@@ -189,6 +190,9 @@ IMPORT_MAX_UNZIPPED_BYTES = env_int("IMPORT_MAX_UNZIPPED_BYTES", 400 * 1024 * 10
 IMPORT_MAX_ZIP_RATIO = env_int("IMPORT_MAX_ZIP_RATIO", 200, minimum=1)
 # Admin uploads larger than this run as a background job (ImportJob) with a progress bar.
 IMPORT_ASYNC_THRESHOLD_BYTES = env_int("IMPORT_ASYNC_THRESHOLD_BYTES", 1024 * 1024, minimum=0)
+# An upload previewed but never written (or refused, or failed) is kept this many days for the person to
+# confirm or look at again, then its bytes are dropped (`importing.forget_stale_uploads`, daily).
+IMPORT_UPLOAD_RETENTION_DAYS = env_int("IMPORT_UPLOAD_RETENTION_DAYS", 7, minimum=1)
 
 # Review gauge and tendency tags.
 GAUGE_WINDOW_DAYS = env_int("GAUGE_WINDOW_DAYS", 30, minimum=1)

@@ -6,6 +6,7 @@ the job id to ``import_job_run``.
 
 from __future__ import annotations
 
+import datetime
 import tempfile
 import time
 from pathlib import Path
@@ -64,6 +65,18 @@ def import_job_create(*, name: str, data: bytes, trainee_username: str = "", cre
     )
 
 
+@transaction.atomic
+def import_jobs_forget_stale_uploads(*, now=None) -> int:
+    """Drops the bytes of uploads never written (previewed, refused or failed) once they are older than
+    ``IMPORT_UPLOAD_RETENTION_DAYS``; their jobs stay listed, marked expired, with their reports. A job still
+    queued or running is left alone. Returns how many uploads were dropped."""
+    cutoff = (now or timezone.now()) - datetime.timedelta(days=settings.IMPORT_UPLOAD_RETENTION_DAYS)
+    return ImportJob.objects.filter(
+        created_at__lt=cutoff,
+        status__in=[ImportJob.Status.PREVIEWED, ImportJob.Status.INVALID, ImportJob.Status.FAILED],
+    ).update(data=b"", status=ImportJob.Status.EXPIRED)
+
+
 def runs_in_background(job: ImportJob) -> bool:
     return job.size > settings.IMPORT_ASYNC_THRESHOLD_BYTES
 
@@ -71,6 +84,10 @@ def runs_in_background(job: ImportJob) -> bool:
 def import_job_start(*, job: ImportJob, mode: str) -> None:
     """Validates (``preview``) or writes (``write``) the upload: in the request for a small file, as a
     Celery job above ``IMPORT_ASYNC_THRESHOLD_BYTES`` (in-process too when there is no broker)."""
+    if job.status == ImportJob.Status.EXPIRED:
+        raise UploadRefused(
+            f"올린 파일은 보관 기간({settings.IMPORT_UPLOAD_RETENTION_DAYS}일)이 지나 지워졌습니다. 파일을 다시 올려 주세요."
+        )
     if mode == ImportJob.Mode.WRITE and job.status != ImportJob.Status.PREVIEWED:
         raise UploadRefused("미리보기에서 오류가 없는 파일만 가져올 수 있습니다.")
     ImportJob.objects.filter(pk=job.pk).update(mode=mode, status=ImportJob.Status.QUEUED, done=0, phase="")

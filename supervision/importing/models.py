@@ -13,6 +13,7 @@ class ImportJob(models.Model):
         INVALID = "invalid", _("오류 있음")
         DONE = "done", _("가져오기 완료")
         FAILED = "failed", _("실패")
+        EXPIRED = "expired", _("보관 기간 지남")
 
     class Mode(models.TextChoices):
         PREVIEW = "preview", _("미리보기(검증만)")
@@ -21,7 +22,7 @@ class ImportJob(models.Model):
     filename = models.CharField(_("파일 이름"), max_length=255)
     size = models.PositiveBigIntegerField(_("크기(바이트)"))
     # The upload itself, so that preview, confirm and a worker on another machine all read the same bytes;
-    # emptied once the import is written.
+    # emptied once the import is written, or after IMPORT_UPLOAD_RETENTION_DAYS when it never was.
     data = models.BinaryField(_("파일 내용"), editable=False)
     trainee_username = models.CharField(_("수련생 지정"), max_length=150, blank=True)
     mode = models.CharField(_("단계"), max_length=16, choices=Mode.choices, default=Mode.PREVIEW)

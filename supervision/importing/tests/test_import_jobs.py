@@ -1,9 +1,12 @@
 """Large uploads run as a Celery job (ImportJob) whose progress the page can read while it runs."""
 
+import datetime
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections, transaction
 from django.urls import reverse
+from django.utils import timezone
 
 from conftest import PASSWORD
 from portal.celery import app
@@ -78,3 +81,34 @@ def test_confirming_is_refused_until_a_preview_passed(cast):
     job = jobs.import_job_create(name="t.csv", data=b"x\n", created_by=cast.staff)
     with pytest.raises(jobs.UploadRefused):
         jobs.import_job_start(job=job, mode=ImportJob.Mode.WRITE)
+
+
+@pytest.mark.django_db
+def test_uploads_never_written_are_forgotten_after_the_retention_days(cast, settings):
+    settings.IMPORT_UPLOAD_RETENTION_DAYS = 7
+    now = timezone.now()
+
+    def job(status, days_old):
+        made = jobs.import_job_create(name="t.csv", data=b"synthetic\n", created_by=cast.staff)
+        ImportJob.objects.filter(pk=made.pk).update(status=status, created_at=now - datetime.timedelta(days=days_old))
+        return made.pk
+
+    old_preview = job(ImportJob.Status.PREVIEWED, 8)
+    old_invalid = job(ImportJob.Status.INVALID, 30)
+    recent_preview = job(ImportJob.Status.PREVIEWED, 6)
+    old_running = job(ImportJob.Status.RUNNING, 8)
+
+    assert jobs.import_jobs_forget_stale_uploads(now=now) == 2
+    state = {pk: (status, bytes(data)) for pk, status, data in ImportJob.objects.values_list("pk", "status", "data")}
+    assert state[old_preview] == state[old_invalid] == (ImportJob.Status.EXPIRED, b"")
+    assert state[recent_preview] == (ImportJob.Status.PREVIEWED, b"synthetic\n")
+    assert state[old_running] == (ImportJob.Status.RUNNING, b"synthetic\n")
+
+    with pytest.raises(jobs.UploadRefused, match="보관 기간\\(7일\\)이 지나"):
+        jobs.import_job_start(job=ImportJob.objects.get(pk=old_preview), mode=ImportJob.Mode.WRITE)
+
+
+def test_the_daily_beat_entry_forgets_stale_uploads():
+    entry = app.conf.beat_schedule["forget-stale-uploads"]
+    assert entry["task"] == "importing.forget_stale_uploads" in app.tasks
+    assert (entry["schedule"].hour, entry["schedule"].minute) == ({4}, {30})
