@@ -121,7 +121,12 @@ def template_preference(
 
 
 def momentum(states: Sequence[ClinicalState], p: Mapping[str, Any], weights: DistanceWeights | None = None) -> float:
-    """Exponentially smoothed improvement per step, squashed to [-1, 1].
+    """Sustained improvement, squashed to [-1, 1]; momentum_form picks how it is measured.
+
+    "end_start" (the default in model.json): the window's last third against its first third, in
+    valence - momentum_risk * risk - momentum_hmass * high-risk mass, times momentum_end_gain.
+
+    "smoothed": exponentially smoothed improvement per step, averaged over the steps.
 
     Smoothing means one good step after several bad ones barely moves it: it rewards *sustained* gains in
     valence and drops in risk / high-risk distortion mass (and charges sustained decline). With `weights`
@@ -133,6 +138,16 @@ def momentum(states: Sequence[ClinicalState], p: Mapping[str, Any], weights: Dis
         return 0.0
     beta = float(p["momentum_beta"])
     kr, kh = float(p["momentum_risk"]), float(p["momentum_hmass"])
+    if p.get("momentum_form", "smoothed") == "end_start":
+        # End versus start: the mean clinical level of the window's last third minus that of its first third
+        # (first and last client turn in windows of up to five). A late dip after steady gains, or one good
+        # last step after a slide, counts only by how far it moves the end from the start.
+        k = max(1, len(states) // 3)
+
+        def level(part: Sequence[ClinicalState]) -> float:
+            return sum(s.valence - kr * s.risk - kh * s.high_risk_mass for s in part) / len(part)
+
+        return math.tanh(float(p["momentum_end_gain"]) * (level(states[-k:]) - level(states[:k])))
     m = 0.0
     acc = 0.0
     for a, b in itertools.pairwise(states):

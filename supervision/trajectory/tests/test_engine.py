@@ -275,14 +275,39 @@ STEALTH = [
 ]
 
 GOLDEN = (
-    "궤적 판정: 해로운(harmful), 점수 -2.04. 내담자 상태 3개: 정서가(valence) -0.72 → -0.89, 위험(risk) 0.00 → 0.92, "
+    "궤적 판정: 해로운(harmful), 점수 -1.96. 내담자 상태 3개: 정서가(valence) -0.72 → -0.89, 위험(risk) 0.00 → 0.92, "
     "고위험 왜곡 질량(high_risk_mass) 0.55 → 0.53. 가장 가까운 템플릿: risk_escalation (GED 0.56). "
-    "주된 인지 왜곡: 점쟁이 오류(fortune_telling). 정서가 하락 또는 위험 증가가 이어졌습니다 (momentum -0.71). "
+    "주된 인지 왜곡: 점쟁이 오류(fortune_telling). 정서가 하락 또는 위험 증가가 이어졌습니다 (momentum -0.49). "
     "위험 임계치 부근에서 페널티 벽이 작동했습니다 (penalty_wall 1.00, 최대 risk 0.92). "
     "은밀한 아첨(stealth sycophancy) 의심: 상담자 발화 X-C-002, X-C-004, X-C-006이(가) 지지 반응만 제공했고, "
     "지속된 점쟁이 오류(fortune_telling), 위험 상승(risk 0.00 → 0.92)에 도전하지 않았습니다. "
     "이 결과는 검토 보조 자료이며 임상적 판단이 아닙니다."
 )
+
+
+def test_momentum_compares_the_end_with_the_start():
+    from supervision.trajectory.engine.extractor import ClinicalState
+    from supervision.trajectory.engine.scoring import momentum
+
+    def st(v: float) -> ClinicalState:
+        return ClinicalState(0, "", v, 0.3, 0.0, (0.0,) * 10 + (1.0,), 0.0, "none", 1)
+
+    p = load_resources().model["score"]
+    assert p["momentum_form"] == "end_start"
+    late_dip = momentum([st(-0.6), st(-0.2), st(0.2), st(0.5), st(0.3)], p)
+    one_good_last_step = momentum([st(-0.2), st(-0.5), st(-0.7), st(-0.8), st(0.0)], p)
+    assert late_dip > 0.3  # gains kept despite the dip at the end
+    assert one_good_last_step > 0.0 and one_good_last_step < late_dip / 2  # ends about where it started
+    assert momentum([st(0.2), st(-0.1), st(-0.4), st(-0.6)], p) < -0.3
+
+
+def test_surface_positive_labels_do_not_read_as_progress():
+    text = "네, 맞아요. 괜찮아요."
+    plain = extract_state(client(text)).valence
+    for code in ("compliant_surface", "apparent_competence", "affect_masking"):
+        assert extract_state(client(text, states=[code])).valence < plain
+    for code in ("affect_contact", "responds_to_exploration", "defense_loosening", "expresses_plan"):
+        assert extract_state(client("", states=[code])).valence > 0.15
 
 
 def test_golden_explanation_for_a_stealth_sycophancy_window():
