@@ -13,7 +13,6 @@ class AuditConfig:
     use_labels: bool = True  # curated client_states / techniques
     use_text: bool = True  # lexicon rules on the utterance text
     counselor_terms: bool = True  # stealth-sycophancy / collusion / overt-harm terms
-    sentiment: bool = True  # general English sentiment lexicon (VADER) as one more client valence cue
     data_dir: str | None = None  # alternative data folder (tests); None = packaged data
 
 

@@ -10,7 +10,6 @@ from typing import Any
 from .config import DEFAULT_CONFIG, AuditConfig
 from .lexicon import Hit, normalise
 from .resources import Effect, Resources, load_resources
-from .sentiment import english_compound
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,17 +152,6 @@ def extract_state(
                 negated = scan_negated(text, found.start(), found.end())
                 pos = effect.valence > 0.0 and effect.risk == 0.0 and not negated
                 acc.add(effect, tw * (damp if pos else 1.0), negated, neg_factor, pos_factor)
-        sw = float(res.model["extractor"].get("sentiment_weight", 0.0))
-        if config.sentiment and sw > 0.0 and acc.cues == 0:
-            # A fallback for English turns in which no lexicon entry or pattern fired: general evaluative
-            # language ("it went better than I thought", "that was awful") read by VADER's compound score,
-            # on the same text (acknowledgement words removed). Where our lexicon did fire it is not added:
-            # tried as an addition it double-counted our clinical cues and lowered the CV. Below
-            # sentiment_min it is no evidence, so a neutral turn still carries the previous state forward.
-            compound = english_compound(text)
-            if compound is not None and abs(compound) >= float(res.model["extractor"].get("sentiment_min", 0.0)):
-                acc.cues += 1
-                acc.valence += compound * sw * tw * (damp if compound > 0.0 else 1.0)
     if config.use_labels:
         lw = float(res.model["extractor"]["label_weight"])
         for code in turn.get("client_states") or ():

@@ -401,14 +401,3 @@ def test_chain_distances_match_the_generic_ged():
             g = chain_graph([tuple(p) for p in pts[b]], kls, weights)
             want = [graph_edit_distance(g, t, costs) for t in banks[0].graphs]
             assert got[b].tolist() == pytest.approx(want, abs=1e-9)
-
-
-def test_vader_fallback_reads_english_turns_without_lexicon_cues_only():
-    pos = extract_state(client("The weekend was wonderful, we laughed a lot."))
-    assert pos.valence > 0 and pos.cue_count == 1
-    off = extract_state(client("The weekend was wonderful, we laughed a lot."), config=AuditConfig(sentiment=False))
-    assert off.valence == 0.0 and off.cue_count == 0
-    # No evaluative word: no evidence, so the previous state is carried forward.
-    assert extract_state(client("We moved the couch.")).cue_count == 0
-    # Korean turns are not read by it.
-    assert extract_state(client("주말에 이사했어요.")).cue_count == 0
