@@ -1,7 +1,9 @@
 """Phrase matching for the lexicon rules.
 
 English is matched on tokens (dictionary lookups are much faster than a regex alternation of hundreds of
-phrases); Korean is matched on substrings indexed by their first character because Korean endings attach to
+phrases), optionally on their stems (a stemmer given to the matcher is applied to the entries' tokens and the
+text's tokens alike, so "worsening", "hopelessly", "giving up" meet "worsen", "hopeless", "give up"; negators,
+hedges and intensifiers are read on the unstemmed tokens); Korean is matched on substrings indexed by their first character because Korean endings attach to
 stems, so word boundaries would miss most hits. Each hit carries whether it was negated and how much an
 intensifier scaled it.
 """
@@ -22,6 +24,146 @@ _ASCII_RE = re.compile(r"[A-Za-z]")
 _KO_CLAUSE_END = re.compile(r"[.!?,\n]")
 _EN_CONDITIONAL = frozenset(("if", "unless"))
 _KO_CONDITIONAL = re.compile(r"[^\s.!?,]{0,2}?(?:으면|면)")
+
+
+# English inflection folding ("en_stemmer": "inflection"): only inflectional endings are removed (plural and
+# third person -s, -ed, -ing, adverbial -ly after -less/-ful/-ous/-ive, a final silent e), plus the irregular
+# past forms of common verbs, so "gave up" / "giving up" / "gives up" meet "give up" and "hopelessly" meets
+# "hopeless". Derivational suffixes are kept: "hopeful" is not "hope", "thankful" not "thanks", "useless" not
+# "use" (a general stemmer such as Porter2 folds those and a cue lexicon needs them apart).
+_IRREGULAR = {
+    "gave": "give",
+    "given": "give",
+    "felt": "feel",
+    "went": "go",
+    "gone": "go",
+    "got": "get",
+    "gotten": "get",
+    "made": "make",
+    "kept": "keep",
+    "lost": "lose",
+    "thought": "think",
+    "took": "take",
+    "taken": "take",
+    "came": "come",
+    "fell": "fall",
+    "fallen": "fall",
+    "ran": "run",
+    "began": "begin",
+    "begun": "begin",
+    "told": "tell",
+    "said": "say",
+    "sat": "sit",
+    "slept": "sleep",
+    "woke": "wake",
+    "woken": "wake",
+    "brought": "bring",
+    "spoke": "speak",
+    "broke": "break",
+    "left": "leave",
+    "meant": "mean",
+    "held": "hold",
+    "dying": "die",
+    "lying": "lie",
+    "tying": "tie",
+    "knew": "know",
+    "known": "know",
+    "saw": "see",
+    "seen": "see",
+    "found": "find",
+    "stood": "stand",
+    "built": "build",
+}
+_NOT_INFLECTED = frozenset(
+    (
+        "nothing",
+        "something",
+        "anything",
+        "everything",
+        "morning",
+        "evening",
+        "during",
+        "ceiling",
+        "thing",
+        "things",
+        "bring",
+        "sing",
+        "king",
+        "ring",
+        "wing",
+        "spring",
+        "string",
+        "swing",
+        "sting",
+        "feeling",
+        "always",
+        "perhaps",
+        "less",
+        "unless",
+        "yes",
+        "this",
+        "thus",
+        "was",
+        "has",
+        "is",
+        "as",
+        "us",
+        "its",
+        "news",
+        "series",
+        "species",
+        "lens",
+        "chaos",
+        "red",
+        "bed",
+        "need",
+        "feed",
+        "seed",
+        "speed",
+        "indeed",
+        "hundred",
+        "sacred",
+        "naked",
+        "wicked",
+        "crooked",
+        "ragged",
+        "rugged",
+        "wretched",
+        "beloved",
+        "used",
+    )
+)
+_EN_VOWELS = "aeiouy"
+_EN_DOUBLE = ("bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt")
+
+
+def fold_inflection(tok: str) -> str:
+    """The inflection-free form of an English token (the same for "give", "gives", "giving", "gave")."""
+    tok = _IRREGULAR.get(tok, tok)
+    if tok in _NOT_INFLECTED or not tok.isalpha():
+        return tok
+    w = tok
+    for suf, rep in (("lessly", "less"), ("fully", "ful"), ("ously", "ous"), ("ively", "ive")):
+        if w.endswith(suf):
+            return w[: -len(suf)] + rep
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suf in ("ingly", "edly", "ing", "ed"):
+        base = w[: -len(suf)]
+        if w.endswith(suf) and len(base) >= 2 and any(c in _EN_VOWELS for c in base):
+            if suf in ("ed", "edly") and base.endswith("i"):
+                base = base + "e" if len(base) <= 2 else base[:-1] + "y"  # died -> die, tried -> try
+            elif base.endswith(_EN_DOUBLE):
+                base = base[:-1]
+            w = base
+            break
+    if len(w) > 3 and w.endswith("e") and not w.endswith("ee"):
+        w = w[:-1]
+    return w
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,21 +237,31 @@ class PhraseMatcher(Generic[P]):
         negation: NegationRules,
         intensifiers: IntensifierRules,
         absent_applies: Callable[[P], bool] | None = None,
+        stem: Callable[[str], str] | None = None,
     ) -> None:
         self._negation = negation
+        self._stem = stem
         self._absent = negation.ko_absent if absent_applies is not None else None
         self._absent_applies = absent_applies
         self._intens = intensifiers
-        en: dict[str, list[tuple[tuple[str, ...], P]]] = {}
+        en: dict[str, list[tuple[tuple[str, ...], P, bool]]] = {}
         ko: dict[str, list[tuple[str, P]]] = {}
         for phrase, payload in entries:
             phrase = normalise(phrase).strip()
             if _HANGUL_RE.search(phrase):
                 ko.setdefault(phrase[0], []).append((phrase, payload))
             else:
-                toks = tuple(tokenize(phrase))
+                # An entry written "=i handled" matches its tokens exactly even when the matcher stems: where the
+                # tense or form carries the meaning ("helped me" is recalled coping, "help me" a plea).
+                marked = phrase.startswith("=")
+                exact = stem is None or marked
+                toks = tuple(tokenize(phrase[1:] if marked else phrase))
+                if not exact:
+                    toks = tuple(stem(t) for t in toks)  # type: ignore[misc]
                 if toks:
-                    en.setdefault(toks[0], []).append((toks, payload))
+                    key = toks[0] if stem is None or not exact else "=" + toks[0]
+                    en.setdefault(key, []).append((toks, payload, exact))
+        self._has_exact = stem is not None and any(k.startswith("=") for k in en)
         # Longest first so "want to die" wins over "die" and "죽고 싶지 않" over "죽고 싶".
         self._en = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in en.items()}
         self._ko = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in ko.items()}
@@ -138,7 +290,8 @@ class PhraseMatcher(Generic[P]):
             toks = tokenize(text)
             if not self._negation.en_transparent.isdisjoint(toks):
                 toks = self._drop_hedges(toks)
-            self._scan_en(toks, hits)
+            stem = self._stem
+            self._scan_en(toks, [stem(t) for t in toks] if stem is not None else toks, hits)
         if self._ko_re is not None and _HANGUL_RE.search(text):
             self._scan_ko(text, hits)
         return hits
@@ -159,16 +312,21 @@ class PhraseMatcher(Generic[P]):
             out.append(tok)
         return out
 
-    def _scan_en(self, toks: list[str], hits: list[Hit[P]]) -> None:
-        # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens.
-        index = self._en
+    def _scan_en(self, toks: list[str], keys: list[str], hits: list[Hit[P]]) -> None:
+        # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens. `keys` are
+        # the tokens as matched (stems when the matcher stems), `toks` the words for negation and intensity.
+        index, has_exact = self._en, self._has_exact
         i, n = 0, len(toks)
         while i < n:
-            cands = index.get(toks[i])
+            cands = index.get(keys[i])
+            if has_exact:
+                exact = index.get("=" + toks[i])
+                if exact:
+                    cands = sorted((cands or []) + exact, key=lambda e: -len(e[0])) if cands else exact
             if cands:
-                for phrase, payload in cands:
+                for phrase, payload, is_exact in cands:
                     k = len(phrase)
-                    if k == 1 or tuple(toks[i : i + k]) == phrase:
+                    if k == 1 or tuple((toks if is_exact else keys)[i : i + k]) == phrase:
                         hits.append(Hit(payload, self._en_negated(toks, i), self._en_scale(toks, i)))
                         i += k
                         break

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .lexicon import IntensifierRules, NegationRules, PhraseMatcher
+from .lexicon import IntensifierRules, NegationRules, PhraseMatcher, fold_inflection
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -77,6 +77,28 @@ def _expand(pattern: str) -> str:
     return pattern.replace("{RIEUL}", _RIEUL)
 
 
+def _english_stemmer(name: str | None) -> Callable[[str], str] | None:
+    """The English token folding named by lexicon.json "en_stemmer" ("inflection": lexicon.fold_inflection),
+    cached per token; None matches English entries on exact tokens. Bracketed non-verbal tokens "(sighs)" and
+    apostrophe forms ("don't") are kept as written. (Porter2 from snowballstemmer was measured too: it folds
+    derivations such as hopeful -> hope, thankful -> thank, and scored lower on the cross-validation.)"""
+    if not name:
+        return None
+    if name != "inflection":
+        raise ValueError(f"unknown en_stemmer {name!r}")
+    cache: dict[str, str] = {}
+
+    def stem(tok: str) -> str:
+        out = cache.get(tok)
+        if out is None:
+            out = tok if (tok[0] == "(" or "'" in tok) else fold_inflection(tok)
+            if len(cache) < 200_000:
+                cache[tok] = out
+        return out
+
+    return stem
+
+
 @lru_cache(maxsize=4)
 def load_resources(data_dir: str | None = None) -> Resources:
     base = Path(data_dir) if data_dir else DATA_DIR
@@ -100,6 +122,7 @@ def load_resources(data_dir: str | None = None) -> Resources:
     ints = lex["intensifiers"]
     intens = IntensifierRules(ints["en"], ints["ko"], int(ints["en_window"]), int(ints["ko_window"]))
 
+    stem = _english_stemmer(lex.get("en_stemmer"))
     client_entries = [(p, _effect(e, class_index)) for e in lex["client"] for p in _phrases(e)]
     counselor_entries = [
         (p, StanceCue(e["stance"], float(e.get("w", 1.0)))) for e in lex["counselor"] for p in _phrases(e)
@@ -109,12 +132,14 @@ def load_resources(data_dir: str | None = None) -> Resources:
         severity=severity,
         severity_weights=tuple(float(x) for x in severity),
         names_ko=model["distortion_names_ko"],
-        client_lexicon=PhraseMatcher(client_entries, negation, intens, absent_applies=lambda e: e.valence > 0.0),
+        client_lexicon=PhraseMatcher(
+            client_entries, negation, intens, absent_applies=lambda e: e.valence > 0.0, stem=stem
+        ),
         client_patterns=tuple(
             (re.compile(_expand(e["re"])), _effect(e, class_index)) for e in lex.get("client_patterns", ())
         ),
         discourse_re=re.compile(lex.get("discourse_markers_regex", "(?!)")),
-        counselor_lexicon=PhraseMatcher(counselor_entries, negation, intens),
+        counselor_lexicon=PhraseMatcher(counselor_entries, negation, intens, stem=stem),
         client_labels={k: _effect(v, class_index) for k, v in labels["client_states"].items()},
         technique_stance=dict(labels["techniques"]),
         stances=labels["stances"],

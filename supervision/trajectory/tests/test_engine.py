@@ -188,6 +188,38 @@ def test_a_negation_reaches_through_hedge_adverbs():
     assert extract_state(client("I'm really looking forward to it.")).valence > 0
 
 
+def test_english_inflections_fold_onto_the_lexicon_entry():
+    from supervision.trajectory.engine.lexicon import fold_inflection
+
+    # Inflections and common irregular past forms meet the entry; derivations stay apart.
+    assert {fold_inflection(t) for t in ("give", "gives", "giving", "gave", "given")} == {fold_inflection("give")}
+    assert fold_inflection("hopelessly") == fold_inflection("hopeless")
+    assert fold_inflection("worsening") == fold_inflection("worsen")
+    assert fold_inflection("hopeful") != fold_inflection("hope")
+    assert fold_inflection("nothing") == "nothing"
+    for text in ("I gave up on it.", "I'm giving up.", "I feel hopelessly stuck.", "He gives up on me, I give up."):
+        assert extract_state(client(text)).valence < 0, text
+
+
+def test_negation_still_applies_to_a_folded_match():
+    # "looking forward" matched through "looked forward" keeps its negation, and a negated folded risk cue
+    # ("haven't been cutting" -> "cutting") loses its risk.
+    assert extract_state(client("I looked forward to it.")).valence > 0
+    assert extract_state(client("I never looked forward to it.")).valence < 0
+    assert extract_state(client("I cut myself again.")).risk > 0.3
+    assert extract_state(client("I haven't cut myself since.")).risk == 0.0
+    assert extract_state(client("I'm not giving up.")).valence > 0
+
+
+def test_entries_marked_exact_do_not_fold():
+    # "it happens" (normalising) is not the narrative "it happened"; "helped me" is not the plea "help me".
+    res = load_resources()
+    assert any(h.payload.valence > 0 for h in res.client_lexicon.scan("it happens to everyone"))
+    assert all(h.payload.valence <= 0 for h in res.client_lexicon.scan("it happened on friday"))
+    assert all(h.payload.valence <= 0 for h in res.client_lexicon.scan("please help me"))
+    assert any(h.payload.valence > 0 for h in res.client_lexicon.scan("that helped me"))
+
+
 def test_living_on_is_not_relief():
     # "살 것 같아요" alone is relief ("I can breathe again"); "-고/-게 살 것 같아요" predicts how one will live.
     assert extract_state(client("이제 좀 살 것 같아요")).valence > 0
