@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,3 +27,14 @@ def f1_scores(gold: Sequence[str], pred: Sequence[str]) -> tuple[float, dict[str
         rec = tp / (tp + fn) if tp + fn else 0.0
         per[c] = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
     return sum(per.values()) / len(per), per
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def is_korean(window: dict) -> bool:
+    """Hangul makes up at least 30% of the letters of the window's text (the files are either clearly Korean,
+    over 90%, or English with at most a stray Korean word)."""
+    text = " ".join(str(t.get("text") or "") for t in window["turns"])
+    letters = sum(c.isalpha() for c in text)
+    return letters > 0 and len(_HANGUL.findall(text)) >= 0.3 * letters

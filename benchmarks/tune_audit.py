@@ -31,7 +31,6 @@ Usage: PYTHONPATH=. python benchmarks/tune_audit.py
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,7 +51,7 @@ from benchmarks.bench_audit import (  # noqa: E402
     HELDOUT_V8,
     _default_dev,
 )
-from benchmarks.common import LABELS, f1_scores, load_windows  # noqa: E402
+from benchmarks.common import LABELS, f1_scores, is_korean, load_windows  # noqa: E402
 from supervision.trajectory.engine.audit import audit_windows  # noqa: E402
 from supervision.trajectory.engine.config import AuditConfig  # noqa: E402
 
@@ -141,17 +140,6 @@ def hand_written_files() -> dict[str, Path]:
         "v7": HELDOUT_V7,
         "v8": HELDOUT_V8,
     }
-
-
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-
-
-def is_korean(window: dict) -> bool:
-    """Hangul makes up at least 30% of the letters of the window's text (the files are either clearly Korean,
-    over 90%, or English with at most a stray Korean word)."""
-    text = " ".join(str(t.get("text") or "") for t in window["turns"])
-    letters = sum(c.isalpha() for c in text)
-    return letters > 0 and len(_HANGUL.findall(text)) >= 0.3 * letters
 
 
 def fully_labelled(window: dict) -> bool:
