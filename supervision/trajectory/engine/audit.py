@@ -176,5 +176,6 @@ def _finish_audit(
             "penalty_wall": round(parts.wall, 4),
             "sycophancy": round(parts.sycophancy, 4),
             "overt_harm": round(parts.overt, 4),
+            "drift": round(parts.drift, 4),
         },
     )

@@ -48,6 +48,7 @@ class ScoreParts:
     persistence: float  # in [0, 1]
     risk_rise: float
     total: float
+    drift: float = 0.0  # >= 0: risk / distortion-mass worsening read axis by axis (see drift())
 
 
 @lru_cache(maxsize=8)
@@ -244,12 +245,14 @@ def score_window(
     wall, answered = penalty_wall(states, counselor, res) if config.penalty_wall else (0.0, False)
     persist, rise = persistence(states, p)
     syc, overt = counselor_terms(counselor, persist, rise, res) if config.counselor_terms else (0.0, 0.0)
+    dr = drift(states, res) if config.momentum else 0.0
     total = (
         float(p["template_weight"]) * pref
         + float(p["momentum_weight"]) * mom
         - float(p["wall_weight"]) * wall
         - float(p["sycophancy_weight"]) * syc
         - float(p["overt_weight"]) * overt
+        - dr
     )
     # "Productive" means movement away from distress; a window that never shows a problem (scheduling,
     # small talk) can drift upward but has nothing to resolve, so its positive score is damped.
@@ -261,7 +264,7 @@ def score_window(
     # positive score is damped half as much.
     if total > 0 and states and "no_resolution_factor" in p:
         total *= resolution_factor(states, counselor, res)
-    return ScoreParts(pref, nearest, mom, wall, answered, syc, overt, persist, rise, total)
+    return ScoreParts(pref, nearest, mom, wall, answered, syc, overt, persist, rise, total, dr)
 
 
 def resolution_factor(states: Sequence[ClinicalState], counselor: Sequence[CounselorTurn], res: Resources) -> float:
@@ -278,3 +281,27 @@ def resolution_factor(states: Sequence[ClinicalState], counselor: Sequence[Couns
 def problem_level(states: Sequence[ClinicalState]) -> float:
     """Largest sign of distress in the window: negative valence, risk or high-risk distortion mass."""
     return max(max(-s.valence, s.risk, s.high_risk_mass) for s in states)
+
+
+def drift(states: Sequence[ClinicalState], res: Resources) -> float:
+    """Quiet worsening that the combined momentum misses (>= 0, subtracted from the score).
+
+    Axis momentum: momentum sums valence, risk and distortion mass, so a client who sounds calmer while risk
+    or high-risk distortion mass grows nets out flat. Here the end-versus-start change (last third against
+    first third, as in momentum) of risk and of high-risk mass is read separately and only its worsening
+    counts: drift_axis_weight * tanh(drift_gain * (max(0, d_risk) + drift_hmass * max(0, d_hmass))). An
+    improvement on one axis does not buy off a worsening on another (the asymmetry of the seed's distance).
+    """
+    p = res.model["score"]
+    n = len(states)
+    if n < 2:
+        return 0.0
+    k = max(1, n // 3)
+
+    def mean(xs: Sequence[float]) -> float:
+        return sum(xs) / len(xs)
+
+    d_risk = mean([s.risk for s in states[-k:]]) - mean([s.risk for s in states[:k]])
+    d_hmass = mean([s.high_risk_mass for s in states[-k:]]) - mean([s.high_risk_mass for s in states[:k]])
+    worse = max(0.0, d_risk) + float(p.get("drift_hmass", 1.0)) * max(0.0, d_hmass)
+    return float(p.get("drift_axis_weight", 0.0)) * math.tanh(float(p.get("drift_gain", 1.0)) * worse)
