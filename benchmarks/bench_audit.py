@@ -5,22 +5,24 @@ Usage (from the repo root):
     python benchmarks/bench_audit.py [--dev ../shared/data/trajectory_dev.jsonl] [--windows 4000]
 
 Nothing here tunes anything: thresholds come from data/model.json, set with benchmarks/tune_audit.py on the
-nine hand-written files (shared trajectory_dev.jsonl, windows_heldout_handwritten.jsonl, windows_heldout_v2
-... _v8.jsonl); its leave-one-file-out figure (thresholds picked on eight files, scored on the ninth) is the
+ten hand-written files (shared trajectory_dev.jsonl, windows_heldout_handwritten.jsonl, windows_heldout_v2
+... _v9.jsonl); its leave-one-file-out figure (thresholds picked on nine files, scored on the tenth) is the
 cross-validated one and the figure to judge a change by. The lexicon and score terms were shaped by
 studying the errors on these files and on windows_heldout.jsonl, so every figure here is a development figure.
 
-v2 ... v8 were each written by hand by a separate author blind to the engine and measured once blind:
+v2 ... v9 were each written by hand by a separate author blind to the engine and measured once blind:
 v2 0.778, v3 0.772 (unlabelled 0.660, partly labelled 0.713, fully labelled 0.947), v4 0.622 (0.396 / 0.659 /
 0.836), v5 0.753 (0.674 / 0.828 / 0.772), v6 0.761 (0.704 / 0.836 / 0.768), v7 0.750 (0.611 / 0.665 /
 1.000), v8 0.749 (0.575 / 0.944 / 0.775; the same engine as v7, so v7 + v8 were 120 blind windows for it:
-0.750). All are DEVELOPMENT data now: v8 joined the threshold fit and the cross-validation, and the English
-matching pass that followed (inflection folding) was judged on the nine-file CV.
+0.750), v9 0.785 (0.703 / 0.830 / 0.831; Korean 0.833, English 0.740; ablations all lower than full:
+symmetric 0.754, without momentum 0.666, without wall 0.712, labels only 0.540, text only 0.673, without
+counselor terms 0.748). All are DEVELOPMENT data now: v9 joined the threshold fit and the ten-file
+cross-validation, and the axis-drift term and the passive-death-wish lexicon family that followed were
+judged on the ten-file CV.
 
-The held-out figure is windows_heldout_v9.jsonl (60 windows), written by hand by another separate author
-blind to the engine, its data files and every other window file, while the engine was being reworked by an
-author who never opened it; measured once after both were merged. Section (a) and the ablations run on it,
-split by how much of each window is labelled and by language.
+Section (a) and the ablations still run on v9 (60 windows, written blind by a separate author), split by
+how much of each window is labelled and by language, but it is development data now ("held out once:
+0.785"): the figures printed for it are development figures.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ HELDOUT_V5 = DATA / "windows_heldout_v5.jsonl"  # hand-written blind; measured o
 HELDOUT_V6 = DATA / "windows_heldout_v6.jsonl"  # hand-written blind; measured once (0.761), development since
 HELDOUT_V7 = DATA / "windows_heldout_v7.jsonl"  # hand-written blind; measured once (0.750), development since
 HELDOUT_V8 = DATA / "windows_heldout_v8.jsonl"  # hand-written blind; measured once (0.749), development since
-HELDOUT_V9 = DATA / "windows_heldout_v9.jsonl"  # hand-written blind to the engine: the held-out set
+HELDOUT_V9 = DATA / "windows_heldout_v9.jsonl"  # hand-written blind; measured once (0.785), development since
 ABLATIONS: list[tuple[str, AuditConfig]] = [
     ("full", AuditConfig()),
     ("symmetric distance", AuditConfig(symmetric_distance=True)),
@@ -141,9 +143,9 @@ def main() -> None:
     v3, v4, v5 = load_windows(HELDOUT_V3), load_windows(HELDOUT_V4), load_windows(HELDOUT_V5)
     v6, v7, v8 = load_windows(HELDOUT_V6), load_windows(HELDOUT_V7), load_windows(HELDOUT_V8)
     v9 = load_windows(HELDOUT_V9)
-    print("== (a) held-out: windows_heldout_v9.jsonl; thresholds from the nine hand-written development files")
-    print("       (benchmarks/tune_audit.py), v9 not among them")
-    report("held-out v9", v9)
+    print("== (a) v9 (held out once: 0.785; development data now, among the ten files the thresholds")
+    print("       are fitted on by benchmarks/tune_audit.py)")
+    report("v9 (held out once: 0.785)", v9)
     for part, windows in _by_labelling(v9).items():
         report(f"  {part}", windows)
     for language, windows in _by_language(v9).items():
@@ -171,7 +173,7 @@ def main() -> None:
     report("v7 (held out once: 0.750)", v7)
     report("v8 (held out once: 0.749)", v8)
 
-    print("\n== (b) ablations on held-out v9 (macro-F1, per-class F1)")
+    print("\n== (b) ablations on v9 (development data, held out once: 0.785; macro-F1, per-class F1)")
     print(f"{'':<28} {'macro-F1':>8}  " + "  ".join(f"{c:>10}" for c in LABELS))
     for name, cfg in ABLATIONS:
         macro, per = evaluate(v9, cfg)
