@@ -127,7 +127,15 @@ def _gauge_compute(*, day: datetime.date) -> GaugeRun:
 
 # Which version of the figures' definitions a snapshot was derived with: a change to figures.py changes
 # every snapshot's digest, so nothing derived the old way is reused.
-_FIGURES_SOURCE = hashlib.sha1(inspect.getsource(figures).encode()).hexdigest()
+def _source_digest(module) -> str:
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):  # a deployment without .py files: digests then change with the data only
+        source = module.__name__
+    return hashlib.sha1(source.encode()).hexdigest()
+
+
+_FIGURES_SOURCE = _source_digest(figures)
 
 
 class DueSnapshot:
