@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -140,15 +140,10 @@ def momentum(states: Sequence[ClinicalState], p: Mapping[str, Any], weights: Dis
     beta = float(p["momentum_beta"])
     kr, kh = float(p["momentum_risk"]), float(p["momentum_hmass"])
     if p.get("momentum_form", "smoothed") == "end_start":
-        # End versus start: the mean clinical level of the window's last third minus that of its first third
-        # (first and last client turn in windows of up to five). A late dip after steady gains, or one good
-        # last step after a slide, counts only by how far it moves the end from the start.
-        k = max(1, len(states) // 3)
-
-        def level(part: Sequence[ClinicalState]) -> float:
-            return sum(s.valence - kr * s.risk - kh * s.high_risk_mass for s in part) / len(part)
-
-        return math.tanh(float(p["momentum_end_gain"]) * (level(states[-k:]) - level(states[:k])))
+        # A late dip after steady gains, or one good last step after a slide, counts only by how far it
+        # moves the end from the start.
+        change = end_minus_start(states, lambda s: s.valence - kr * s.risk - kh * s.high_risk_mass)
+        return math.tanh(float(p["momentum_end_gain"]) * change)
     m = 0.0
     acc = 0.0
     for a, b in itertools.pairwise(states):
@@ -283,6 +278,17 @@ def problem_level(states: Sequence[ClinicalState]) -> float:
     return max(max(-s.valence, s.risk, s.high_risk_mass) for s in states)
 
 
+def end_minus_start(states: Sequence[ClinicalState], value: Callable[[ClinicalState], float]) -> float:
+    """Mean ``value`` over the window's last third minus over its first third (the first and the last client
+    turn in windows of up to five): where the window ends relative to where it started."""
+    k = max(1, len(states) // 3)
+
+    def mean(part: Sequence[ClinicalState]) -> float:
+        return sum(value(s) for s in part) / len(part)
+
+    return mean(states[-k:]) - mean(states[:k])
+
+
 def drift(states: Sequence[ClinicalState], res: Resources) -> float:
     """Quiet worsening that the combined momentum misses (>= 0, subtracted from the score).
 
@@ -293,15 +299,9 @@ def drift(states: Sequence[ClinicalState], res: Resources) -> float:
     improvement on one axis does not buy off a worsening on another (the asymmetry of the seed's distance).
     """
     p = res.model["score"]
-    n = len(states)
-    if n < 2:
+    if len(states) < 2:
         return 0.0
-    k = max(1, n // 3)
-
-    def mean(xs: Sequence[float]) -> float:
-        return sum(xs) / len(xs)
-
-    d_risk = mean([s.risk for s in states[-k:]]) - mean([s.risk for s in states[:k]])
-    d_hmass = mean([s.high_risk_mass for s in states[-k:]]) - mean([s.high_risk_mass for s in states[:k]])
+    d_risk = end_minus_start(states, lambda s: s.risk)
+    d_hmass = end_minus_start(states, lambda s: s.high_risk_mass)
     worse = max(0.0, d_risk) + float(p.get("drift_hmass", 1.0)) * max(0.0, d_hmass)
     return float(p.get("drift_axis_weight", 0.0)) * math.tanh(float(p.get("drift_gain", 1.0)) * worse)
