@@ -180,6 +180,11 @@ class SessionAggregate:
         }
 
     @classmethod
+    def empty(cls, session_id: int) -> SessionAggregate:
+        """A session before any of the statement's rows for it are folded in (or one without turns)."""
+        return cls(session_id, 0, figures.Tally(sessions=1), [], None, None, None)
+
+    @classmethod
     def kept(cls, session_id: int, trainee_id: int, tally: str, events: str, suggestions_digest: str):
         """From a ``SessionTally`` row as a raw cursor returns it (Django leaves jsonb as text)."""
         tally, events = json.loads(tally), json.loads(events)
@@ -348,7 +353,7 @@ def _session_tallies(
             {"start": start, "day": day, "digest": tally_sql_digest()},
         )
         rows = cursor.fetchall()
-    stale = [session_id for session_id, _trainee, tally, _events, _digest in rows if tally is None]
+    stale = [session_id for session_id, _trainee, tally, _events, _suggested in rows if tally is None]
     if not stale:
         fresh = {}
     else:
@@ -383,9 +388,7 @@ def _session_aggregates(
             continue
         session = sessions.get(session_id)
         if session is None:
-            session = sessions[session_id] = SessionAggregate(
-                session_id, 0, figures.Tally(sessions=1), [], None, None, None
-            )
+            session = sessions[session_id] = SessionAggregate.empty(session_id)
         tally = session.tally
         if kind == "turns":
             tally.turns, tally.counselor_turns, session.last_counselor_turn = n, turn_id, other
@@ -407,9 +410,7 @@ def _session_aggregates(
             tally.deviation_turns = n
     result = {}
     for session_id in sorted(scoped):
-        session = sessions.get(session_id) or SessionAggregate(
-            session_id, 0, figures.Tally(sessions=1), [], None, None, None
-        )
+        session = sessions.get(session_id) or SessionAggregate.empty(session_id)
         session.trainee_id, session.revision = scoped[session_id]
         session.silent_close_turns.sort()
         result[session_id] = session
