@@ -2,8 +2,9 @@
 
 The audit trail is ``SupervisorComment.history`` (django-simple-history); the acting user is set on the
 instance so that the history names them whether the write comes from a request, a task or a command.
-Who may write is the caller's check (``supervision.api.permissions``); what may be written is checked here
-with the shared rules.
+Who may create is the caller's check (``roles.supervises``, through ``supervision.api.permissions`` and the
+admin); who may change or delete an existing comment is decided here, once, for the admin and the API
+(``comment_change_problem``); what may be written is checked here with the shared rules.
 """
 
 from __future__ import annotations
@@ -46,6 +47,26 @@ def comment_problems(*, kind: str, text: str, intent_deviation: object) -> dict[
         add("intent_deviation", f"{key}: {message}")
     add("intent_deviation", rules.intent_deviation_kind_problem(kind, intent_deviation))
     return problems
+
+
+class CommentForbidden(Exception):
+    """The user may not change or delete this comment (a message for the user)."""
+
+
+def comment_change_problem(*, user, comment: SupervisorComment) -> str | None:
+    """The author rule (CONTRACT §5): a supervisor's comment is changed or deleted by its author only — not
+    by a supervisor the trainee was reassigned to, nor by a superuser — so the byline stays true. AI
+    suggestions are accepted or dismissed instead."""
+    if comment.is_suggestion:
+        return "AI 제안은 수정하거나 지울 수 없습니다. 승인하거나 기각해 주세요."
+    if comment.written_by_id is not None and comment.written_by_id == user.pk:
+        return None
+    return "논평은 작성한 슈퍼바이저만 고치거나 지울 수 있습니다."
+
+
+def _check_may_change(user, comment: SupervisorComment) -> None:
+    if problem := comment_change_problem(user=user, comment=comment):
+        raise CommentForbidden(problem)
 
 
 def _check(*, kind: str, text: str, intent_deviation: dict) -> None:
@@ -92,6 +113,7 @@ def supervisor_comment_update(
     intent_deviation: dict | None = None,
 ) -> SupervisorComment:
     """Changes the given fields (``None`` keeps a field); ``intent_deviation`` replaces the whole object."""
+    _check_may_change(changed_by, comment)
     kind = comment.kind if kind is None else kind
     text = comment.text if text is None else text
     deviation = comment.intent_deviation if intent_deviation is None else _deviation(intent_deviation)
@@ -105,5 +127,6 @@ def supervisor_comment_update(
 
 @transaction.atomic
 def supervisor_comment_delete(*, comment: SupervisorComment, deleted_by) -> None:
+    _check_may_change(deleted_by, comment)
     comment._history_user = deleted_by
     comment.delete()
