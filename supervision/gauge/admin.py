@@ -4,7 +4,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from supervision.admin import RoleScopedAdmin
+from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
 from supervision.gauge.services import suggestion_accept, suggestion_dismiss
@@ -59,7 +59,7 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
         "deviation",
         "dialog_acts",
     )
-    list_filter = (ScopeFilter, "date", "trainee")
+    list_filter = (ScopeFilter, "date", trainee_list_filter("trainee"))
     list_select_related = ("trainee", "session")
     search_fields = ("trainee__username", "session__code")
     date_hierarchy = "date"
