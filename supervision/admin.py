@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.html import format_html_join
@@ -25,6 +25,7 @@ from supervision.commenting import (
     CommentRejected,
     comment_change_problem,
     comment_problems,
+    resolve_intent_deviation,
     supervisor_comment_create,
     supervisor_comment_delete,
     supervisor_comment_update,
@@ -43,7 +44,7 @@ from supervision.models import (
     TurnTechnique,
 )
 from supervision.roles import supervises, trainee_filter, visible_trainees
-from supervision.services import TurnRejected, turn_edit_problems, turn_update
+from supervision.services import ServiceError, TurnRejected, turn_edit_problems, turn_update
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -102,14 +103,14 @@ class CommentForm(forms.ModelForm):
         required=False,
         max_length=rules.MAX_SHORT_FIELD,
         widget=TechniqueCodeInput,
-        help_text=_("기법 코드(예: cognitive_restructuring) 또는 자유 서술"),
+        help_text=_("기법의 한글 이름이나 코드(예: 홀딩, cognitive_restructuring)"),
     )
     actual = forms.CharField(
         label=_("실제(actual)"),
         required=False,
         max_length=rules.MAX_SHORT_FIELD,
         widget=TechniqueCodeInput,
-        help_text=_("기법 코드 또는 자유 서술"),
+        help_text=_("기법의 한글 이름이나 코드"),
     )
     severity = forms.ChoiceField(label=_("심각도"), required=False, choices=[("", "—"), *Severity.choices])
 
@@ -128,11 +129,20 @@ class CommentForm(forms.ModelForm):
         deviation = {key: data[key] for key in rules.INTENT_DEVIATION_KEYS if data.get(key)}
         if "kind" in data and "text" in data:
             # The same checks as supervision.commenting (API, transcript form): one rule, one place.
-            problems = comment_problems(kind=data["kind"], text=data["text"], intent_deviation=deviation)
+            problems = comment_problems(
+                kind=data["kind"],
+                text=data["text"],
+                intent_deviation=deviation,
+                stored=self.instance.intent_deviation or {},
+            )
             for field, messages in problems.items():
                 for message in messages:
+                    # Deviation problems read "expected: …"; show them under their own input.
+                    key, _sep, rest = message.partition(": ")
+                    if field == "intent_deviation" and key in self.fields:
+                        field, message = key, rest
                     self.add_error(field if field in self.fields else None, message)
-        self.instance.intent_deviation = deviation
+        self.instance.intent_deviation = resolve_intent_deviation(deviation)
         return data
 
 
@@ -179,6 +189,9 @@ class TurnTechniqueInline(admin.TabularInline):
     verbose_name = _("기법")
     verbose_name_plural = _("기법 (상담자 발화)")
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("label")
+
 
 class TurnClientStateInline(admin.TabularInline):
     model = TurnClientState
@@ -187,6 +200,9 @@ class TurnClientStateInline(admin.TabularInline):
     autocomplete_fields = ("label",)
     verbose_name = _("내담자 상태")
     verbose_name_plural = _("내담자 상태 (내담자 발화)")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("label")
 
 
 class CommentFormSet(BaseInlineFormSet):
@@ -281,9 +297,43 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                 "<int:object_id>/turns/<int:turn_id>/comment/",
                 self.admin_site.admin_view(self.comment_add_view),
                 name="supervision_session_comment",
-            )
+            ),
+            path(
+                "<int:object_id>/suggestions/<int:comment_id>/<str:decision>/",
+                self.admin_site.admin_view(self.suggestion_review_view),
+                name="supervision_session_suggestion",
+            ),
         ]
         return extra + super().get_urls()
+
+    def suggestion_review_view(self, request, object_id, comment_id, decision):
+        """수락 / 기각 of an AI suggestion from its card on the transcript, through the suggestion services."""
+        from supervision.gauge.services import suggestion_accept, suggestion_dismiss
+
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        review = {"accept": suggestion_accept, "dismiss": suggestion_dismiss}.get(decision)
+        session = self.get_object(request, str(object_id))
+        if review is None or session is None:
+            raise Http404
+        comment = (
+            SupervisorComment.objects.filter(turn__session=session, pk=comment_id, is_suggestion=True)
+            .select_related("turn__session")
+            .first()
+        )
+        url = reverse("admin:supervision_session_change", args=[session.pk])
+        if comment is None:
+            messages.warning(request, _("이미 처리된 제안입니다."))
+            return HttpResponseRedirect(url)
+        try:
+            review(comment=comment, user=request.user)
+        except ServiceError as refused:
+            raise PermissionDenied(str(refused)) from refused
+        done = (
+            _("AI 제안을 수락했습니다. 이제 내 논평입니다.") if decision == "accept" else _("AI 제안을 기각했습니다.")
+        )
+        messages.success(request, done)
+        return HttpResponseRedirect(f"{url}#turn-{comment.turn.seq}")
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         session = self.get_object(request, object_id)
@@ -299,9 +349,11 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "query": request.GET.get("q", "").strip(),
         }
         turns = list(feedback_selectors.transcript_turns(session, reader=None, include_suggestions=True, **filters))
+        session_suggestions = feedback_selectors.pop_session_wide_suggestions(turns)
         all_stages = list(session.turns.order_by("seq").values_list("stage_id", flat=True))
         return {
             "transcript": turns,
+            "session_suggestions": session_suggestions,
             "transcript_filters": filters,
             "transcript_filtered": any(filters.values()),
             "stage_codes": all_stages,
@@ -433,6 +485,14 @@ class TurnAdmin(RoleScopedAdmin):
 
     def has_add_permission(self, request):
         return False  # turns arrive through the importer, which keeps seq 0..N-1
+
+    def response_change(self, request, obj):
+        # Labels are edited from the transcript: go back there, at this turn, unless the user asked to stay.
+        if "_continue" in request.POST or "_saveasnew" in request.POST or "_addanother" in request.POST:
+            return super().response_change(request, obj)
+        self.message_user(request, _("%(turn)s을(를) 저장했습니다.") % {"turn": obj.utterance_id}, messages.SUCCESS)
+        url = reverse("admin:supervision_session_change", args=[obj.session_id])
+        return HttpResponseRedirect(f"{url}#turn-{obj.seq}")
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
