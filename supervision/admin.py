@@ -15,6 +15,7 @@ from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
@@ -258,7 +259,8 @@ def replies_html(comment):
     return format_html_join(
         "",
         '<p class="reply"><strong>{}</strong> <span class="code">{}</span><br>{}</p>',
-        ((r.author.username, r.created_at.strftime("%Y-%m-%d %H:%M"), r.text) for r in replies),
+        # In PORTAL_TIME_ZONE like every page, never UTC.
+        ((r.author.username, timezone.localtime(r.created_at).strftime("%Y-%m-%d %H:%M"), r.text) for r in replies),
     )
 
 

@@ -14,6 +14,12 @@ from supervision.services import ServiceError
 from taxonomy import catalogue
 
 STATUS_MARK = {figures.UNDER: ("↓", "#b45309"), figures.WITHIN: ("✓", "#15803d"), figures.OVER: ("↑", "#b91c1c")}
+DEVIATION_LABELS = (
+    ("dimension", _("평가 차원 (dimension)")),
+    ("expected", _("권장 (expected)")),
+    ("actual", _("실제 (actual)")),
+    ("severity", _("심각도 (severity)")),
+)
 RQ_COLOUR = {figures.GOOD: "#15803d", figures.FAIR: "#a16207", figures.BELOW_FAIR: "#b91c1c"}
 
 
@@ -136,7 +142,7 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
     list_filter = ("suggestion_key",)
     list_select_related = ("turn__session__trainee",)
     search_fields = ("text", "turn__utterance_id", "turn__session__code")
-    readonly_fields = ("turn", "kind", "text", "intent_deviation", "suggestion_key", "created_at")
+    readonly_fields = ("turn", "kind", "text", "deviation_table", "suggestion_key", "created_at")
     fields = readonly_fields
     actions = ("accept", "dismiss")
 
@@ -156,6 +162,17 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
 
     def has_review_permission(self, request):
         return request.user.is_superuser or is_supervisor(request.user)
+
+    @admin.display(description=_("의도 이탈"))
+    def deviation_table(self, obj):
+        deviation = obj.intent_deviation or {}
+        rows = [(label, deviation[key]) for key, label in DEVIATION_LABELS if deviation.get(key)]
+        if not rows:
+            return "—"
+        return format_html(
+            '<table class="deviation"><tbody>{}</tbody></table>',
+            format_html_join("", '<tr><th scope="row">{}</th><td>{}</td></tr>', rows),
+        )
 
     @admin.display(description=_("수련생"))
     def trainee(self, obj):

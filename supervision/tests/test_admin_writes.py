@@ -187,3 +187,19 @@ def test_suggestions_stay_out_of_the_plain_comment_admin(client, cast, session):
     response = client.post(f"/admin/supervision/supervisorcomment/{suggestion.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302  # "not found" redirect of the admin: nothing deleted
     assert SupervisorComment.objects.filter(pk=suggestion.pk).exists()
+
+
+def test_a_suggestions_page_shows_its_deviation_as_a_table_not_json(client, cast, session):
+    suggestion = SupervisorComment.objects.create(
+        turn=session.turns.get(seq=2),
+        kind=CommentKind.CRITIQUE,
+        text="AI 제안 문구",
+        author=CommentAuthor.AI,
+        is_suggestion=True,
+        suggestion_key="test-key",
+        intent_deviation={"dimension": "대화행위 (dialog_act)", "severity": "moderate"},
+    )
+    client.force_login(cast.supervisor_a)
+    page = client.get(f"/admin/gauge/suggestedcomment/{suggestion.pk}/change/").content.decode()
+    assert '<table class="deviation">' in page and "평가 차원 (dimension)" in page
+    assert '{"dimension"' not in page and "{&quot;dimension" not in page
