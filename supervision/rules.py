@@ -71,10 +71,15 @@ def session_code_problem(code: str) -> str | None:
 def attach_problems(speaker: str, *, techniques: Iterable[str], client_states: Iterable[str]) -> list[tuple[str, str]]:
     """Techniques only on counselor turns, client states only on client turns: ``[(field, message)]``."""
     problems = []
-    if speaker != catalogue.COUNSELOR and list(techniques):
-        problems.append(("techniques", "기법은 상담자 발화에만 붙일 수 있습니다."))
-    if speaker != catalogue.CLIENT and list(client_states):
-        problems.append(("client_states", "내담자 상태는 내담자 발화에만 붙일 수 있습니다."))
+    techniques, client_states = list(techniques), list(client_states)
+    if speaker != catalogue.COUNSELOR and techniques:
+        named = ", ".join(techniques)
+        problems.append(("techniques", f"기법은 상담자 발화에만 붙일 수 있습니다(이 발화에 붙은 기법: {named})."))
+    if speaker != catalogue.CLIENT and client_states:
+        named = ", ".join(client_states)
+        problems.append(
+            ("client_states", f"내담자 상태는 내담자 발화에만 붙일 수 있습니다(이 발화에 붙은 상태: {named}).")
+        )
     return problems
 
 

@@ -30,6 +30,9 @@ class ParsedRow:
     # (session, seq) whenever both could be read, even if another field failed: the seq rule is
     # checked over every row of a session so one run reports every error.
     position: tuple[str, int] | None = None
+    # The trainee named on the row, even if another field failed: an unknown trainee is reported in the
+    # same pass as every other error.
+    trainee: str | None = None
 
 
 class RowParser:
@@ -118,6 +121,7 @@ class RowParser:
         trainee = None
         if not _blank(raw.get("trainee")):
             trainee = self._string(raw, "trainee", error).strip()
+            out.trainee = trainee or None
         held_on = self._date(raw.get("held_on"), error)
 
         if out.errors:
