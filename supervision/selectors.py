@@ -34,6 +34,7 @@ def session_list(user) -> QuerySet[Session]:
     )
     return (
         Session.objects.filter(trainee_filter(user))
+        .select_related("trainee")
         .annotate(
             turn_count=_count_of(Turn.objects.filter(session_id=OuterRef("pk")), "session_id"),
             critique_count=_count_of(critiques, "turn__session_id"),

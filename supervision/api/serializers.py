@@ -222,6 +222,7 @@ def _history_entry(previous, record) -> dict:
 
 
 class SessionSerializer(serializers.ModelSerializer):
+    trainee_username = serializers.CharField(source="trainee.username", read_only=True, allow_null=True, default=None)
     turn_count = serializers.IntegerField(read_only=True)
     critique_count = serializers.IntegerField(read_only=True, help_text="승인된 논평(critique) 수")
 
@@ -232,6 +233,7 @@ class SessionSerializer(serializers.ModelSerializer):
             "code",
             "title",
             "trainee",
+            "trainee_username",
             "held_on",
             "source",
             "taxonomy_version",

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from supervision import selectors
 from supervision.api import permissions
+from supervision.api.filters import TraineeFilter
 from supervision.api.pagination import PortalPagination
 from supervision.api.serializers import (
     CommentCreateSerializer,
@@ -38,7 +39,6 @@ from supervision.commenting import (
     supervisor_comment_update,
 )
 from supervision.exporting import golden_jsonl
-from supervision.roles import visible_trainees
 
 
 @extend_schema(
@@ -85,11 +85,7 @@ class TaxonomyView(APIView):
 
 
 class SessionFilter(django_filters.FilterSet):
-    # Choices are the trainees the user may see, so asking for anyone else is a 400, as for a made-up id.
-    trainee = django_filters.ModelChoiceFilter(
-        queryset=lambda request: visible_trainees(request.user) if request else visible_trainees(None),
-        label="수련생 id",
-    )
+    trainee = TraineeFilter()
 
 
 class NDJSONRenderer(renderers.BaseRenderer):

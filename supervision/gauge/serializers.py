@@ -51,3 +51,12 @@ class GaugeSnapshotSerializer(serializers.ModelSerializer):
         data["techniques"] = _in_order(data["techniques"], catalogue.TECHNIQUE_CODES)
         data["critiques"] = _in_order(data["critiques"], catalogue.CRITIQUE_SEVERITIES)
         return data
+
+
+class GaugeSnapshotListSerializer(GaugeSnapshotSerializer):
+    """The API's shape: the snapshot plus the trainee's username (the list selects the trainee along)."""
+
+    trainee_username = serializers.CharField(source="trainee.username", read_only=True)
+
+    class Meta(GaugeSnapshotSerializer.Meta):
+        fields = ("trainee_username", *GaugeSnapshotSerializer.Meta.fields)

@@ -30,6 +30,7 @@ def test_it_shapes_a_session_with_its_counts(world, client_as):
         "code": "WA01",
         "title": "",  # the importer leaves the title to the supervisor
         "trainee": world["trainee_a"].pk,
+        "trainee_username": "trainee_a",
         "held_on": "2026-03-02",
         "source": "test_synthetic",
         "taxonomy_version": catalogue.TAXONOMY_VERSION,
@@ -104,3 +105,10 @@ def test_it_serves_the_taxonomy_in_document_order(world, client_as):
     assert set(body["techniques"][0]) == {"code", "ko", "category", "definition", "since"}
     assert set(body["client_states"][0]) == {"code", "ko", "definition", "safety_critical", "since"}
     assert {s["code"] for s in body["client_states"] if s["safety_critical"]} == set(catalogue.SAFETY_CRITICAL_STATES)
+
+
+def test_it_filters_sessions_by_trainee_username_and_names_the_trainee(world, client_as):
+    body = client_as("supervisor_a").get("/api/v1/sessions/", {"trainee": "trainee_a"}).json()
+    assert [(r["code"], r["trainee_username"]) for r in body["results"]] == [("WA01", "trainee_a")]
+    refused = client_as("supervisor_a").get("/api/v1/sessions/", {"trainee": "trainee_b"})
+    assert refused.status_code == 400 and "trainee_b" in refused.json()["trainee"][0]

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.django_db
 URL = "/api/v1/gauges/"
 SHAPE = {
     "trainee",
+    "trainee_username",
     "date",
     "session",
     "turns",
@@ -75,7 +76,8 @@ def test_it_lists_newest_first_trainee_wide_before_sessions(computed):
 
 
 def test_a_trainee_sees_only_their_own(computed):
-    assert api("trainee_a").get(URL, {"trainee": computed.trainee_b.id}).json()["count"] == 0
+    # Another trainee is not among the choices: a 400, as for a made-up id (the sessions list does the same).
+    assert api("trainee_a").get(URL, {"trainee": computed.trainee_b.id}).status_code == 400
     assert {r["trainee"] for r in api("trainee_a").get(URL).json()["results"]} == {computed.trainee_a.id}
 
 
@@ -108,3 +110,10 @@ def test_it_runs_the_same_queries_however_many_snapshots(computed, django_assert
         gauge_compute(day=DAY - datetime.timedelta(days=back))
     with django_assert_num_queries(5):
         assert len(client.get(URL).json()["results"]) == 9  # S2 (held the 27th) adds 2 on the 28th and the 27th
+
+
+def test_it_filters_by_username_as_well_as_by_id(computed):
+    by_name = api("supervisor_a").get(URL, {"trainee": "trainee_a"}).json()
+    by_id = api("supervisor_a").get(URL, {"trainee": computed.trainee_a.id}).json()
+    assert by_name["count"] == by_id["count"] > 0
+    assert {r["trainee_username"] for r in by_name["results"]} == {"trainee_a"}
