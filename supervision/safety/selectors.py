@@ -1,0 +1,152 @@
+"""Safety events (CONTRACT §8), derived from the turns when they are read.
+
+A client turn labelled with a safety-critical state is a safety event, one per (turn, state) — that is,
+one per ``TurnClientState`` row of a safety-critical label, whose id is the event's id. The event is
+*answered* when one of the next ``SAFETY_RESPONSE_TURNS`` counselor turns of the session (by ``seq``)
+carries the risk-assessment technique; ``answered_by`` is the first such turn's utterance id and
+``latency`` its position among the following counselor turns (1 = the very next one).
+
+Everything is one statement: the window, the answer and the review are correlated subqueries on the
+``(session_id, seq)`` index and the review's unique index, so a page of events costs the same for 10
+events or 100, and a label written a moment ago is already counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.db.models.functions import Coalesce
+
+from supervision.models import Session, Turn, TurnClientState, TurnTechnique
+from supervision.roles import trainee_filter
+from supervision.safety.models import SafetyReview
+from taxonomy import catalogue
+
+# Larger than any seq: the window of a disclosure followed by fewer counselor turns runs to the end.
+_END_OF_SESSION = 2**31 - 1
+
+
+def _following_counselor_turns(session: str, seq: str) -> QuerySet[Turn]:
+    """Counselor turns of the outer row's session after its turn, in order (``session``/``seq``: outer fields)."""
+    return Turn.objects.filter(
+        session_id=OuterRef(session), speaker=catalogue.COUNSELOR, seq__gt=OuterRef(seq)
+    ).order_by("seq")
+
+
+def _review_of_event() -> QuerySet[SafetyReview]:
+    return SafetyReview.objects.filter(turn_id=OuterRef("turn_id"), state_id=OuterRef("label_id"))
+
+
+def safety_events(
+    user,
+    *,
+    trainee_id: int | None = None,
+    session_id: int | None = None,
+    answered: bool | None = None,
+    reviewed: bool | None = None,
+) -> QuerySet[TurnClientState]:
+    """The safety events of the trainees ``user`` may see, unanswered and unreviewed first, then the newest
+    session first. Each row is the event's label row with ``session_id``, ``session_code``, ``trainee_id``,
+    ``held_on``, ``utterance_id``, ``seq``, ``state``, ``window_end`` (seq of the last counselor turn
+    in the window), ``answered``, ``answered_by``, ``answered_turn_id``, ``latency``, ``reviewed``, ``reviewed_by``,
+    ``reviewed_at`` and ``note`` (the last four null when unreviewed)."""
+    window = settings.SAFETY_RESPONSE_TURNS
+    following = _following_counselor_turns("turn__session_id", "turn__seq")
+    assessed = TurnTechnique.objects.filter(turn_id=OuterRef("pk"), label__code=catalogue.RISK_ASSESSMENT_TECHNIQUE)
+    answers = following.filter(Exists(assessed), seq__lte=OuterRef("window_end"))
+    review = _review_of_event()
+    events = (
+        TurnClientState.objects.filter(
+            trainee_filter(user, "turn__session__trainee"),
+            label__code__in=catalogue.SAFETY_CRITICAL_STATES,
+        )
+        .annotate(
+            session_id=F("turn__session_id"),
+            session_code=F("turn__session__code"),
+            trainee_id=F("turn__session__trainee_id"),
+            held_on=F("turn__session__held_on"),
+            utterance_id=F("turn__utterance_id"),
+            seq=F("turn__seq"),
+            state=F("label__code"),
+            window_end=Coalesce(Subquery(following.values("seq")[window - 1 : window]), Value(_END_OF_SESSION)),
+            answered_by=Subquery(answers.values("utterance_id")[:1]),
+            answered_seq=Subquery(answers.values("seq")[:1]),
+            answered_turn_id=Subquery(answers.values("pk")[:1]),
+            reviewed=Exists(review),
+            reviewed_by=Subquery(review.values("reviewed_by_id")[:1]),
+            reviewed_at=Subquery(review.values("reviewed_at")[:1]),
+            note=Subquery(review.values("note")[:1]),
+        )
+        .annotate(
+            answered=ExpressionWrapper(Q(answered_by__isnull=False), output_field=BooleanField()),
+            latency=Subquery(
+                _following_counselor_turns("turn__session_id", "turn__seq")
+                .filter(seq__lte=OuterRef("answered_seq"))
+                .order_by()
+                .values("session_id")
+                .annotate(n=Count("pk"))
+                .values("n"),
+                output_field=IntegerField(),
+            ),
+        )
+    )
+    if trainee_id is not None:
+        events = events.filter(turn__session__trainee_id=trainee_id)
+    if session_id is not None:
+        events = events.filter(turn__session_id=session_id)
+    if answered is not None:
+        events = events.filter(answered_by__isnull=not answered)
+    if reviewed is not None:
+        events = events.filter(reviewed=reviewed)
+    return events.order_by(
+        "answered",
+        "reviewed",
+        F("held_on").desc(nulls_last=True),
+        "-session_id",
+        "seq",
+        "state",
+    )
+
+
+def safety_event(user, event_id: int) -> TurnClientState | None:
+    """One event the user may see, or None (the API answers 404)."""
+    if not 0 < event_id < 2**63:  # beyond bigint: no such row, and no database error either
+        return None
+    return safety_events(user).select_related("turn__session").filter(pk=event_id).first()
+
+
+@dataclass(frozen=True)
+class TurnMarks:
+    """What the transcript shows beside a turn: the disclosures on it, and those it answers."""
+
+    disclosures: tuple
+    answers: tuple
+
+
+def transcript_marks(user, session: Session) -> dict[int, TurnMarks]:
+    """``{turn id: TurnMarks}`` for the turns of ``session`` that are disclosures or answers (one query)."""
+    events = list(safety_events(user, session_id=session.pk).select_related("label"))
+    disclosures: dict[int, list] = {}
+    answers: dict[int, list] = {}
+    for event in events:
+        disclosures.setdefault(event.turn_id, []).append(event)
+        if event.answered:
+            answers.setdefault(event.answered_turn_id, []).append(event)
+    return {
+        turn_id: TurnMarks(tuple(disclosures.get(turn_id, ())), tuple(answers.get(turn_id, ())))
+        for turn_id in disclosures.keys() | answers.keys()
+    }
