@@ -35,7 +35,8 @@ class SafetyEventList(GenericAPIView):
         responses=SafetyEventSerializer(many=True),
     )
     def get(self, request):
-        query = SafetyEventQuery(data=request.query_params)
+        # A plain dict: given a QueryDict, DRF reads a missing boolean as an unticked checkbox (false).
+        query = SafetyEventQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         params = query.validated_data
         events = safety_events(

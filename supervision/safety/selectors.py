@@ -24,6 +24,7 @@ from django.db.models import (
     F,
     IntegerField,
     OuterRef,
+    Prefetch,
     Q,
     QuerySet,
     Subquery,
@@ -34,7 +35,10 @@ from django.db.models.functions import Coalesce
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.roles import trainee_filter
 from supervision.safety.models import SafetyReview
+from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
+from supervision.trajectory.selectors import risk_threshold
 from taxonomy import catalogue
+from taxonomy.models import TechniqueLabelDef
 
 # Larger than any seq: the window of a disclosure followed by fewer counselor turns runs to the end.
 _END_OF_SESSION = 2**31 - 1
@@ -150,3 +154,95 @@ def transcript_marks(user, session: Session) -> dict[int, TurnMarks]:
         turn_id: TurnMarks(tuple(disclosures.get(turn_id, ())), tuple(answers.get(turn_id, ())))
         for turn_id in disclosures.keys() | answers.keys()
     }
+
+
+def response_window() -> int:
+    return settings.SAFETY_RESPONSE_TURNS
+
+
+def reviews_visible(user) -> QuerySet[SafetyReview]:
+    return SafetyReview.objects.filter(trainee_filter(user, "turn__session__trainee")).select_related(
+        "turn", "state", "reviewed_by"
+    )
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One event on the "안전 검토" page: the event, the counselor turns of its window, its review history."""
+
+    event: TurnClientState
+    following: tuple[Turn, ...]
+    history: tuple
+
+
+def review_queue(user, events: list[TurnClientState]) -> list[QueueItem]:
+    """The page's events (already read by ``safety_events``) with the counselor turns that followed each
+    (its window: at most ``SAFETY_RESPONSE_TURNS``) and each review's history, newest version first —
+    two queries for the turns and their labels and one for the histories, whatever the number of events."""
+    if not events:
+        return []
+    in_windows = Q(pk__in=[])
+    for event in events:
+        in_windows |= Q(session_id=event.session_id, seq__gt=event.seq, seq__lte=event.window_end)
+    turns = list(
+        Turn.objects.filter(in_windows, speaker=catalogue.COUNSELOR)
+        .prefetch_related(Prefetch("techniques", queryset=TechniqueLabelDef.objects.all(), to_attr="technique_list"))
+        .order_by("session_id", "seq")
+    )
+    pairs = Q(pk__in=[])
+    for event in events:
+        if event.reviewed:
+            pairs |= Q(turn_id=event.turn_id, state_id=event.label_id)
+    history: dict[tuple[int, int], list] = {}
+    if any(event.reviewed for event in events):
+        for version in SafetyReview.history.filter(pairs).select_related("history_user").order_by("-history_date"):
+            history.setdefault((version.turn_id, version.state_id), []).append(version)
+    return [
+        QueueItem(
+            event=event,
+            following=tuple(
+                t for t in turns if t.session_id == event.session_id and event.seq < t.seq <= event.window_end
+            ),
+            history=tuple(history.get((event.turn_id, event.label_id), ())),
+        )
+        for event in events
+    ]
+
+
+def risk_windows(user, *, limit: int = 20) -> list[dict]:
+    """Trajectory-audit windows judged harmful in which the client's risk rises past the audit's risk
+    threshold (below it on an earlier client turn, at or above it later), newest session first. They come
+    from the review aid (an offline heuristic, not a clinical instrument) and are shown as such."""
+    threshold = risk_threshold()
+    audits = (
+        TrajectoryAudit.objects.filter(trainee_filter(user, "session__trainee"), label=TrajectoryLabel.HARMFUL)
+        .select_related("session__trainee")
+        .only(
+            "session__code",
+            "session__held_on",
+            "session__trainee__username",
+            "first_seq",
+            "last_seq",
+            "explanation",
+            "states",
+        )
+        .order_by(F("session__held_on").desc(nulls_last=True), "-session_id", "window_index")
+    )
+    found = []
+    for audit in audits:
+        risks = [(s.get("risk") or 0.0, s.get("utterance_id")) for s in audit.states or ()]
+        crossing = next(
+            (
+                uid
+                for i, (risk, uid) in enumerate(risks)
+                if risk >= threshold and any(r < threshold for r, _ in risks[:i])
+            ),
+            None,
+        )
+        if crossing:
+            found.append(
+                {"audit": audit, "crossing": crossing, "peak": max(r for r, _ in risks), "threshold": threshold}
+            )
+            if len(found) >= limit:
+                break
+    return found
