@@ -19,7 +19,9 @@ SI, SH, RA = "suicidal_ideation_admit", "self_harm_disclosure", "risk_assessment
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
+    ),
 ]
 
 
