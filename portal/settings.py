@@ -210,6 +210,7 @@ NIGHTLY_REVIEW_STEPS = (
     "supervision.gauge.services.gauge_compute",
     "supervision.tags.nightly.tags_nightly",
     "supervision.trajectory.services.trajectory_nightly",
+    "supervision.safety.services.safety_nightly",
 )
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)

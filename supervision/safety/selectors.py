@@ -63,8 +63,21 @@ def safety_events(
     answered: bool | None = None,
     reviewed: bool | None = None,
 ) -> QuerySet[TurnClientState]:
-    """The safety events of the trainees ``user`` may see, unanswered and unreviewed first, then the newest
-    session first. Each row is the event's label row with ``session_id``, ``session_code``, ``trainee_id``,
+    """``events_of_all_trainees`` narrowed to the trainees ``user`` may see (CONTRACT §5)."""
+    return events_of_all_trainees(
+        trainee_id=trainee_id, session_id=session_id, answered=answered, reviewed=reviewed
+    ).filter(trainee_filter(user, "turn__session__trainee"))
+
+
+def events_of_all_trainees(
+    *,
+    trainee_id: int | None = None,
+    session_id: int | None = None,
+    answered: bool | None = None,
+    reviewed: bool | None = None,
+) -> QuerySet[TurnClientState]:
+    """Every safety event, unanswered and unreviewed first, then the newest session first (for the nightly
+    steps; pages and the API use ``safety_events``). Each row is the event's label row with ``session_id``, ``session_code``, ``trainee_id``,
     ``held_on``, ``utterance_id``, ``seq``, ``state``, ``window_end`` (seq of the last counselor turn
     in the window), ``answered``, ``answered_by``, ``answered_turn_id``, ``latency``, ``reviewed``, ``reviewed_by``,
     ``reviewed_at`` and ``note`` (the last four null when unreviewed)."""
@@ -74,10 +87,7 @@ def safety_events(
     answers = following.filter(Exists(assessed), seq__lte=OuterRef("window_end"))
     review = _review_of_event()
     events = (
-        TurnClientState.objects.filter(
-            trainee_filter(user, "turn__session__trainee"),
-            label__code__in=catalogue.SAFETY_CRITICAL_STATES,
-        )
+        TurnClientState.objects.filter(label__code__in=catalogue.SAFETY_CRITICAL_STATES)
         .annotate(
             session_id=F("turn__session_id"),
             session_code=F("turn__session__code"),
@@ -246,3 +256,13 @@ def risk_windows(user, *, limit: int = 20) -> list[dict]:
             if len(found) >= limit:
                 break
     return found
+
+
+def unanswered_events_with_first_reply(*, session_ids: list[int] | None = None) -> QuerySet[TurnClientState]:
+    """Unanswered events with ``first_reply_id``: the first counselor turn after the disclosure (null at the
+    session's end), where the AI suggestion about the event goes."""
+    events = events_of_all_trainees(answered=False)
+    if session_ids is not None:
+        events = events.filter(turn__session_id__in=session_ids)
+    first_reply = _following_counselor_turns("turn__session_id", "turn__seq").values("pk")[:1]
+    return events.annotate(first_reply_id=Subquery(first_reply)).select_related("label")
