@@ -79,7 +79,7 @@ def events_of_all_trainees(
     """Every safety event, unanswered and unreviewed first, then the newest session first (for the nightly
     steps; pages and the API use ``safety_events``). Each row is the event's label row with ``session_id``, ``session_code``, ``trainee_id``,
     ``held_on``, ``utterance_id``, ``seq``, ``state``, ``window_end`` (seq of the last counselor turn
-    in the window), ``answered``, ``answered_by``, ``answered_turn_id``, ``latency``, ``reviewed``, ``reviewed_by``,
+    in the window), ``answered``, ``answered_by``, ``answered_turn_id``, ``latency``, ``reviewed``, ``reviewed_by`` (and ``reviewer``, their username),
     ``reviewed_at`` and ``note`` (the last four null when unreviewed)."""
     window = settings.SAFETY_RESPONSE_TURNS
     following = _following_counselor_turns("turn__session_id", "turn__seq")
@@ -102,6 +102,7 @@ def events_of_all_trainees(
             answered_turn_id=Subquery(answers.values("pk")[:1]),
             reviewed=Exists(review),
             reviewed_by=Subquery(review.values("reviewed_by_id")[:1]),
+            reviewer=Subquery(review.values("reviewed_by__username")[:1]),
             reviewed_at=Subquery(review.values("reviewed_at")[:1]),
             note=Subquery(review.values("note")[:1]),
         )
