@@ -6,10 +6,13 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from supervision.safety.models import SafetyReview
 from supervision.safety.selectors import safety_events
 from supervision.safety.tests.factories import script
+from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
+from supervision.trajectory.selectors import risk_threshold
 
 pytestmark = pytest.mark.django_db
 
@@ -123,3 +126,34 @@ def test_the_page_costs_the_same_queries_for_few_or_many_events(client, cast, n)
     # the request: session, user, permissions twice (admin site, template perms), roles; the page: count, the
     # events (one statement), the turns that followed, their labels, the review histories
     assert len(queries.captured_queries) == 10, "\n".join(q["sql"][:150] for q in queries.captured_queries)
+
+
+def test_it_lists_harmful_windows_whose_risk_rises_past_the_threshold_as_from_the_review_aid(client, cast, sessions):
+    threshold = risk_threshold()
+    below, above = round(threshold / 2, 2), round(min(1.0, threshold + 0.05), 2)
+
+    def audit(session, index, label, risks):
+        states = [{"seq": i, "utterance_id": f"{session.code}-K-{i + 1:03d}", "risk": r} for i, r in enumerate(risks)]
+        return TrajectoryAudit.objects.create(
+            session=session,
+            window_index=index,
+            first_seq=0,
+            last_seq=9,
+            label=label,
+            score=0.2,
+            explanation=f"창 {index}: 지지만 이어지는 동안 위험이 올라감",
+            states=states,
+            engine_version="test",
+            computed_at=timezone.now(),
+        )
+
+    audit(sessions["older"], 0, TrajectoryLabel.HARMFUL, [below, above])  # rises past: listed
+    audit(sessions["older"], 1, TrajectoryLabel.HARMFUL, [above, above])  # high throughout: not a rise
+    audit(sessions["newer"], 0, TrajectoryLabel.NEUTRAL, [below, above])  # not judged harmful
+    audit(sessions["other"], 0, TrajectoryLabel.HARMFUL, [below, above])  # another supervisor's trainee
+    client.force_login(cast.supervisor_a)
+    page = client.get(QUEUE).content.decode()
+    assert "검토 보조(review aid)" in page
+    aid = page[page.index('class="review-aid"') :]
+    assert "창 0: 지지만 이어지는 동안 위험이 올라감" in aid and "SQ01-K-002에서 기준선 넘음" in aid
+    assert "창 1:" not in aid and "SQ02" not in aid and "SQB1" not in aid

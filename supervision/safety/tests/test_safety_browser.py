@@ -70,6 +70,18 @@ def test_a_supervisor_reviews_an_unanswered_disclosure(browser, live_server, cas
     assert "위험사정 없음" in marks.first.inner_text()
     context.close()
 
+    # the trainee reads the note beside the disclosure on their own transcript, on a phone
+    context = browser.new_context(viewport=PHONE, locale="ko-KR")
+    page = context.new_page()
+    log_in(page, live_server.url, "trainee_a")
+    page.wait_for_url(f"{live_server.url}/feedback/")
+    page.goto(f"{live_server.url}/feedback/sessions/{review.turn.session_id}/")
+    moment = page.locator(".safety-moment").first
+    assert "함께 연습하기로 했습니다" in moment.inner_text()
+    moment.scroll_into_view_if_needed()
+    page.screenshot(path=SHOTS / "safety-trainee-phone.png", full_page=False)
+    context.close()
+
     DOCS.mkdir(parents=True, exist_ok=True)
-    for shot in ("safety-review-laptop.png", "safety-review-phone.png"):
+    for shot in ("safety-review-laptop.png", "safety-review-phone.png", "safety-trainee-phone.png"):
         shutil.copyfile(SHOTS / shot, DOCS / shot)
