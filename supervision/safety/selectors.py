@@ -17,10 +17,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import (
-    BooleanField,
     Count,
     Exists,
-    ExpressionWrapper,
     F,
     IntegerField,
     OuterRef,
@@ -97,6 +95,7 @@ def events_of_all_trainees(
             seq=F("turn__seq"),
             state=F("label__code"),
             window_end=Coalesce(Subquery(following.values("seq")[window - 1 : window]), Value(_END_OF_SESSION)),
+            answered=Exists(answers),
             answered_by=Subquery(answers.values("utterance_id")[:1]),
             answered_seq=Subquery(answers.values("seq")[:1]),
             answered_turn_id=Subquery(answers.values("pk")[:1]),
@@ -107,7 +106,6 @@ def events_of_all_trainees(
             note=Subquery(review.values("note")[:1]),
         )
         .annotate(
-            answered=ExpressionWrapper(Q(answered_by__isnull=False), output_field=BooleanField()),
             latency=Subquery(
                 _following_counselor_turns("turn__session_id", "turn__seq")
                 .filter(seq__lte=OuterRef("answered_seq"))
@@ -124,7 +122,7 @@ def events_of_all_trainees(
     if session_id is not None:
         events = events.filter(turn__session_id=session_id)
     if answered is not None:
-        events = events.filter(answered_by__isnull=not answered)
+        events = events.filter(answered=answered)
     if reviewed is not None:
         events = events.filter(reviewed=reviewed)
     return events.order_by(
