@@ -34,7 +34,6 @@ from supervision.models import (
     TurnTechnique,
 )
 from supervision.roles import supervises, trainee_filter, visible_trainees
-from supervision.safety import selectors as safety_selectors
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -260,7 +259,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "severity_choices": Severity.choices,
             "can_comment": supervises(request.user, session.trainee_id),
             "audits": feedback_selectors.audits_for(session),
-            "safety_marks": safety_selectors.transcript_marks(request.user, session),
+            "safety_marks": feedback_selectors.safety_marks_for(request.user, session),
         }
 
     def comment_add_view(self, request, object_id, turn_id):

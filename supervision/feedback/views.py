@@ -10,7 +10,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from supervision.feedback import charts, selectors, services
 from supervision.roles import is_trainee
-from supervision.safety import selectors as safety_selectors
 from supervision.services import ServiceError
 
 # Provided by the tendency-tags capability (supervision/tags/); shown once it is merged.
@@ -43,7 +42,7 @@ def session_detail(request, session_id: int):
         "turns": turns,
         "stages": [turn.stage_id for turn in turns],
         "audits": selectors.audits_for(session),
-        "safety_marks": safety_selectors.transcript_marks(request.user, session),
+        "safety_marks": selectors.safety_marks_for(request.user, session),
         "is_owner": session.trainee_id == request.user.pk,
         # One reverse() for the page rather than two per critique: "/feedback/comments/<id>/read/" etc.
         "comments_url": reverse("feedback:comment-read", args=[0]).removesuffix("0/read/"),
