@@ -23,7 +23,7 @@ def block(trainee, session=None):
     return GaugeSnapshot.objects.get(date=DAY, trainee=trainee, session=session).safety
 
 
-def test_it_counts_events_answers_and_the_median_latency(cast):
+def test_it_counts_events_answers_and_the_median_latency(cast, client):
     # GA01: answered at 1 and at 2, one unanswered; GA02: answered at 2 (both states); GA03: none
     first = script("GA01", f"K:{SI}", f"C:{RA}", f"K:{SH}", "C", f"C:{RA}", f"K:{SI}", "C", "C")
     second = script("GA02", f"K:{SI}+{SH}", "C", f"C:{RA}", held_on="2026-11-20")
@@ -40,6 +40,10 @@ def test_it_counts_events_answers_and_the_median_latency(cast):
     client.force_login(cast.trainee_a)
     snapshots = client.get(f"/api/v1/gauges/?trainee={cast.trainee_a.pk}").json()["results"]
     assert snapshots[0]["session"] is None and snapshots[0]["safety"] == block(cast.trainee_a)
+
+    client.force_login(cast.supervisor_a)
+    listed = client.get("/admin/gauge/gaugesnapshot/").content.decode()
+    assert "안전 사건 응답/전체 (지연 중앙값)" in listed and "2/3 (1.5)" in listed and "4/5 (2)" in listed
 
 
 def test_a_label_edit_reaches_the_next_run_and_kept_tallies_agree_with_a_full_run(cast):
