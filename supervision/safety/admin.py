@@ -62,9 +62,7 @@ class SafetyReviewAdmin(admin.ModelAdmin):
             show = "pending"
         (answered, reviewed), _title = VIEWS[show]
         events = selectors.safety_events(request.user, answered=answered, reviewed=reviewed)
-        page = Paginator(events.select_related("turn__session__trainee", "label"), PAGE_SIZE).get_page(
-            request.GET.get("page")
-        )
+        page = Paginator(events.select_related("turn__session__trainee"), PAGE_SIZE).get_page(request.GET.get("page"))
         queue = selectors.review_queue(request.user, list(page.object_list))
         context = {
             **self.admin_site.each_context(request),

@@ -152,7 +152,7 @@ class TurnMarks:
 
 def transcript_marks(user, session: Session) -> dict[int, TurnMarks]:
     """``{turn id: TurnMarks}`` for the turns of ``session`` that are disclosures or answers (one query)."""
-    events = list(safety_events(user, session_id=session.pk).select_related("label"))
+    events = list(safety_events(user, session_id=session.pk))
     disclosures: dict[int, list] = {}
     answers: dict[int, list] = {}
     for event in events:
