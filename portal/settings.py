@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "supervision.gauge",
     "supervision.trajectory",
     "supervision.importing",
+    "supervision.safety",
 ]
 
 MIDDLEWARE = [
@@ -206,12 +207,17 @@ GAUGE_WINDOW_DAYS = env_int("GAUGE_WINDOW_DAYS", 30, minimum=1)
 UTAG_VERIFY_AFTER_DAYS = env_int("UTAG_VERIFY_AFTER_DAYS", 14, minimum=0)
 UTAG_VERIFY_MIN_EVIDENCE = env_int("UTAG_VERIFY_MIN_EVIDENCE", 3, minimum=1)
 
+# Safety events (CONTRACT §8): a disclosure is answered when one of this many following counselor turns
+# assesses risk.
+SAFETY_RESPONSE_TURNS = env_int("SAFETY_RESPONSE_TURNS", 2, minimum=1)
+
 # The nightly review (`supervision.nightly_review`) runs these services in order, each called with
 # `day=`; add a step here (tags, trajectory audits) rather than in the task.
 NIGHTLY_REVIEW_STEPS = (
     "supervision.gauge.services.gauge_compute",
     "supervision.tags.nightly.tags_nightly",
     "supervision.trajectory.services.trajectory_nightly",
+    "supervision.safety.services.safety_nightly",
 )
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)

@@ -367,6 +367,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "severity_choices": Severity.choices,
             "can_comment": supervises(request.user, session.trainee_id),
             "audits": feedback_selectors.audits_for(session),
+            "safety_marks": feedback_selectors.safety_marks_for(request.user, session),
         }
 
     def comment_add_view(self, request, object_id, turn_id):

@@ -48,6 +48,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "gauge.view_gaugesnapshot",
         "gauge.view_targetband",
         "gauge.view_suggestedcomment",
+        "safety.view_safetyreview",
+        "safety.add_safetyreview",
+        "safety.change_safetyreview",
     ),
     Role.STAFF: (
         "supervision.view_session",
@@ -73,6 +76,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "tags.view_tagtransition",
         "gauge.view_gaugesnapshot",
         "gauge.view_targetband",
+        "safety.view_safetyreview",
     ),
     Role.TRAINEE: (),
 }

@@ -16,6 +16,7 @@ from supervision.gauge.models import GaugeSnapshot
 from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.models import CommentKind, Session, SupervisorComment, Turn
 from supervision.roles import trainee_filter
+from supervision.safety.selectors import transcript_marks
 from supervision.tags.views import tags_feedback_context
 from supervision.trajectory.selectors import audits_for as trajectory_audits_for
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
@@ -141,6 +142,12 @@ def audits_for(session) -> list[dict]:
     """Trajectory-audit windows of a session: ``{"label","score","explanation","risk_threshold",
     "trace": [{"seq","utterance_id","valence","arousal","risk"}]}``."""
     return trajectory_audits_for(session)
+
+
+def safety_marks_for(viewer, session) -> dict:
+    """``{turn id: TurnMarks}``: the safety events (CONTRACT §8) on the session's turns and their answers,
+    as ``viewer`` may see them, in one query."""
+    return transcript_marks(viewer, session)
 
 
 def tags_for(viewer, trainee) -> dict:

@@ -42,6 +42,7 @@ def session_detail(request, session_id: int):
         "turns": turns,
         "stages": [turn.stage_id for turn in turns],
         "audits": selectors.audits_for(session),
+        "safety_marks": selectors.safety_marks_for(request.user, session),
         "is_owner": session.trainee_id == request.user.pk,
         # One reverse() for the page rather than two per critique: "/feedback/comments/<id>/read/" etc.
         "comments_url": reverse("feedback:comment-read", args=[0]).removesuffix("0/read/"),

@@ -64,6 +64,7 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
         "critique_counts",
         "deviation",
         "dialog_acts",
+        "safety_events",
     )
     list_filter = (ScopeFilter, "date", trainee_list_filter("trainee"))
     list_select_related = ("trainee", "session")
@@ -122,6 +123,14 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
     @admin.display(description=_("무응답 종료 / 종결 수긍 / 재개 중 종결"))
     def dialog_acts(self, obj):
         return f"{obj.silent_close_events} / {obj.closing_acknowledged} / {obj.closed_on_resuming_client}"
+
+    @admin.display(description=_("안전 사건 응답/전체 (지연 중앙값)"))
+    def safety_events(self, obj):
+        block = obj.safety or {}
+        if not block.get("events"):
+            return "—"
+        median = block.get("median_latency")
+        return f"{block.get('answered', 0)}/{block['events']}" + ("" if median is None else f" ({median:g})")
 
     @admin.action(description=_("지금 다시 계산 (선택한 스냅숏의 날짜)"), permissions=("recompute",))
     def recompute(self, request, queryset):

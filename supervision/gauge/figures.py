@@ -32,11 +32,16 @@ for a trainee-wide one.
 - ``closing_acknowledged`` / ``closed_on_resuming_client``: sessions whose last client turn is in the
   closing stage (정리) and carries an act of ``catalogue.CLOSING_ACK_ACTS`` / any other act, ``null``
   or none. A session whose last client turn is not in 정리 counts in neither.
+- ``safety``: ``events`` — safety events (CONTRACT §8: one per client turn and safety-critical state) on
+  the turns in scope; ``answered`` — those a risk assessment answered within ``SAFETY_RESPONSE_TURNS``
+  counselor turns; ``median_latency`` — the median position of that answer among the following counselor
+  turns (1 = the very next), ``null`` when none was answered.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -66,16 +71,35 @@ class Tally:
     closing_acknowledged: int = 0
     closed_on_resuming_client: int = 0
     transitions: Counter = field(default_factory=Counter)
+    # safety events (CONTRACT §8): how many, how many answered, and the answers' latencies ("1" → count)
+    safety_events: int = 0
+    safety_answered: int = 0
+    safety_latencies: Counter = field(default_factory=Counter)
+
+    _INTEGERS = (
+        "sessions",
+        "turns",
+        "counselor_turns",
+        "deviation_turns",
+        "silent_close_events",
+        "closing_acknowledged",
+        "closed_on_resuming_client",
+        "safety_events",
+        "safety_answered",
+    )
+    _COUNTERS = ("techniques", "critiques", "dimensions", "transitions", "safety_latencies")
 
     def add(self, other: Tally) -> None:
-        for name in ("sessions", "turns", "counselor_turns", "deviation_turns", "silent_close_events"):
+        for name in self._INTEGERS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.closing_acknowledged += other.closing_acknowledged
-        self.closed_on_resuming_client += other.closed_on_resuming_client
-        for name in ("techniques", "critiques", "dimensions", "transitions"):
+        for name in self._COUNTERS:
             getattr(self, name).update(getattr(other, name))
 
-    _COUNTERS = ("techniques", "critiques", "dimensions", "transitions")
+    def add_safety_event(self, latency: int | None) -> None:
+        self.safety_events += 1
+        if latency is not None:
+            self.safety_answered += 1
+            self.safety_latencies[str(latency)] += 1
 
     def as_json(self) -> dict:
         """The tally as JSON (``SessionTally.tally``); counters keep only the keys that occur."""
@@ -144,6 +168,12 @@ def categories(techniques: Mapping[str, int], bands: Mapping[str, Band]) -> dict
     return result
 
 
+def median_latency(latencies: Mapping[str, int]) -> float | None:
+    """The median of the answered events' latencies (a multiset kept as ``{"latency": count}``)."""
+    values = sorted(int(latency) for latency, n in latencies.items() for _ in range(n))
+    return float(statistics.median(values)) if values else None
+
+
 def snapshot_figures(tally: Tally, bands: Mapping[str, Band]) -> dict:
     """The stored figures of one snapshot (model field names of ``GaugeSnapshot``)."""
     reflections = sum(tally.techniques[c] for c in catalogue.REFLECTION_TECHNIQUES)
@@ -169,5 +199,10 @@ def snapshot_figures(tally: Tally, bands: Mapping[str, Band]) -> dict:
         "closing_acknowledged": tally.closing_acknowledged,
         "closed_on_resuming_client": tally.closed_on_resuming_client,
         "client_state_transitions": dict(sorted(tally.transitions.items())),
+        "safety": {
+            "events": tally.safety_events,
+            "answered": tally.safety_answered,
+            "median_latency": median_latency(tally.safety_latencies),
+        },
         "bands": {code: list(band) for code, band in bands.items()},
     }

@@ -80,6 +80,7 @@ class GaugeSnapshot(models.Model):
     closing_acknowledged = models.PositiveIntegerField(_("종결 수긍"), default=0)
     closed_on_resuming_client = models.PositiveIntegerField(_("재개 중 종결"), default=0)
     client_state_transitions = models.JSONField(_("내담자 상태 전이"), default=dict)
+    safety = models.JSONField(_("안전 사건"), default=dict)
     bands = models.JSONField(_("적용된 목표 범위"), default=dict)
     # A digest of every figure above (bands included): a re-run rewrites only rows whose figures changed.
     figures_digest = models.CharField(max_length=40, blank=True, default="", editable=False)

@@ -39,6 +39,7 @@ class GaugeSnapshotSerializer(serializers.ModelSerializer):
             "intent_deviation_rate",
             "dialog_acts",
             "client_state_transitions",
+            "safety",
         )
         read_only_fields = fields
 

@@ -32,6 +32,7 @@ from supervision.gauge import figures
 from supervision.gauge.models import DismissedSuggestion, GaugeSnapshot, SessionTally, TargetBand
 from supervision.models import CommentAuthor, CommentKind, Severity, SupervisorComment
 from supervision.roles import supervises
+from supervision.safety.selectors import events_of_all_trainees
 from supervision.services import ServiceError
 from taxonomy import catalogue
 
@@ -290,7 +291,7 @@ FROM sessions s LEFT JOIN gauge_session_revision r ON r.session_id = s.id WHERE 
 
 # Bumped when the Python that folds the statement's rows into a tally changes meaning (with the statement's
 # text and constants it makes up ``SessionTally.sql_digest``: kept tallies of another version are recomputed).
-_TALLY_FORMAT = 1
+_TALLY_FORMAT = 2  # 2: the safety events are folded in
 
 
 _IN_SCOPE = "s.trainee_id IS NOT NULL AND s.held_on BETWEEN %(start)s AND %(day)s"
@@ -410,6 +411,7 @@ def _session_aggregates(
             tally.dimensions[key] = n
         elif kind == "deviation":
             tally.deviation_turns = n
+    _fold_safety_events(sessions, start=start, day=day, ids=ids)
     result = {}
     for session_id in sorted(scoped):
         session = sessions.get(session_id) or SessionAggregate.empty(session_id)
@@ -417,6 +419,23 @@ def _session_aggregates(
         session.silent_close_turns.sort()
         result[session_id] = session
     return result
+
+
+def _fold_safety_events(
+    sessions: dict[int, SessionAggregate], *, start: datetime.date, day: datetime.date, ids: list[int] | None
+) -> None:
+    """Adds the safety events of the sessions in scope to their tallies, read through the one definition of
+    an event and its answer (``supervision.safety.selectors``) rather than written again in the statement."""
+    events = events_of_all_trainees().filter(
+        turn__session__trainee__isnull=False, turn__session__held_on__range=(start, day)
+    )
+    if ids is not None:
+        events = events.filter(turn__session_id__in=ids)
+    for session_id, latency in events.order_by().values_list("session_id", "latency"):
+        session = sessions.get(session_id)
+        if session is None:
+            session = sessions[session_id] = SessionAggregate.empty(session_id)
+        session.tally.add_safety_event(latency)
 
 
 def _keep_tallies(sessions, computed_at: datetime.datetime) -> None:

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from supervision import rules
-from supervision.models import Session, TurnClientState, TurnTechnique
+from supervision.models import Session
+from supervision.safety.selectors import events_of_all_trainees
 from supervision.services import ServiceError
 from supervision.tags import catalogue
 from supervision.tags.models import (
@@ -318,8 +318,8 @@ def tags_nightly_check(*, day: datetime.date) -> dict:
 #   high   — the session shows the opposite deviation (`under` against `overuses_<c>`, `over` against
 #            `underuses_<c>`): the tag's core premise is denied by behaviour.
 # The same reading for the other observed tags: `rq_below_fair` meets low in a `fair` session and
-# medium in a `good` one; `skips_risk_assessment` meets medium in a session where a safety-critical
-# client state appears and a counselor turn carries the risk-assessment technique. A declared `prioritizes_<c>` meets low (recorded
+# medium in a `good` one; `skips_risk_assessment` meets medium in a session whose safety events
+# (CONTRACT §8) were all answered by a risk assessment in time (evidence: one of them was not). A declared `prioritizes_<c>` meets low (recorded
 # only: it makes the tag "conflicted", never demotes it) in a session where <c> was under its band.
 
 
@@ -353,25 +353,13 @@ def _share_text(entry: dict) -> str:
 
 
 def session_skips_risk_assessment(session_id: int) -> bool | None:
-    """True when a safety-critical client state appears in the session and no counselor turn carries the
-    risk-assessment technique; False when it appears and was assessed; None when none appears."""
-    critical = TurnClientState.objects.filter(
-        turn__session=OuterRef("pk"), label__code__in=taxonomy.SAFETY_CRITICAL_STATES
-    )
-    assessed = TurnTechnique.objects.filter(
-        turn__session=OuterRef("pk"),
-        turn__speaker=taxonomy.COUNSELOR,
-        label__code=taxonomy.RISK_ASSESSMENT_TECHNIQUE,
-    )
-    row = (
-        Session.objects.filter(pk=session_id)
-        .annotate(critical=Exists(critical), assessed=Exists(assessed))
-        .values("critical", "assessed")
-        .first()
-    )
-    if row is None or not row["critical"]:
+    """True when a safety event of the session (CONTRACT §8) went unanswered — so order counts: an
+    assessment long after the disclosure, or before it, does not clear it; False when every event was
+    answered; None when the session has none."""
+    answered = list(events_of_all_trainees(session_id=session_id).values_list("answered", flat=True))
+    if not answered:
         return None
-    return not row["assessed"]
+    return not all(answered)
 
 
 @transaction.atomic

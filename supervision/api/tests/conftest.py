@@ -10,8 +10,9 @@ from rest_framework.test import APIClient
 from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
 from supervision.importing.service import import_transcripts
-from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
+from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment, TurnClientState
 from supervision.tags.services import tag_evidence_add
+from taxonomy.models import ClientStateDef
 
 ROLES = ("anonymous", "trainee_a", "trainee_b", "supervisor_a", "supervisor_b", "staff")
 
@@ -30,6 +31,12 @@ def import_session(code: str, turns: int, trainee: str, **fields) -> Session:
     )
     assert report.ok, report.errors
     return Session.objects.get(code=code)
+
+
+def add_disclosure(session: Session, seq: int = 3) -> TurnClientState:
+    """A safety event (CONTRACT §8): a safety-critical state on the client turn ``seq``."""
+    state = ClientStateDef.objects.get(code="suicidal_ideation_admit")
+    return TurnClientState.objects.create(turn=session.turns.get(seq=seq), label=state)
 
 
 def add_comments(session: Session, supervisor, *, turn=None, suggestion: bool = True) -> SupervisorComment:
@@ -74,6 +81,8 @@ def world(cast):
         "turn_b": session_b.turns.order_by("seq").first(),
         "comment_a": add_comments(session_a, cast.supervisor_a),
         "comment_b": add_comments(session_b, cast.supervisor_b),
+        "safety_event_a": add_disclosure(session_a),
+        "safety_event_b": add_disclosure(session_b),
     }
     tag_evidence_add(
         trainee_id=cast.trainee_a.pk,

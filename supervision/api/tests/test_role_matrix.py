@@ -73,6 +73,15 @@ MATRIX = (
         {"trainee_id": "@trainee_a", "tag": "overuses_relational"},
         {"event": "균형 잡힌 회기", "severity": "low"},
     ),
+    Row("safety-event-list", "get", EVERYONE),
+    # Only the trainee's supervisor reviews; the trainee themself and staff may read but not review.
+    Row(
+        "safety-event-review",
+        "post",
+        (403, 403, 404, 200, 404, 403),
+        {"event_id": "@safety_event_a"},
+        {"note": "다음 회기 전에 안전 계획을 함께 점검하기로 함"},
+    ),
     Row("api-schema", "get", EVERYONE),
     Row("api-docs", "get", (302, 200, 200, 200, 200, 200)),
 )

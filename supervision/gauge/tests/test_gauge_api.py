@@ -26,6 +26,7 @@ SHAPE = {
     "intent_deviation_rate",
     "dialog_acts",
     "client_state_transitions",
+    "safety",
 }
 
 
@@ -62,6 +63,7 @@ def test_it_returns_exactly_the_contract_shape(computed):
     assert wide["dialog_acts"] == {"silent_close_events": 2, "closing_acknowledged": 1, "closed_on_resuming_client": 1}
     assert wide["client_state_transitions"]["involuntary>involuntary"] == 1
     assert wide["intent_deviation_rate"] == 0.2
+    assert set(wide["safety"]) == {"events", "answered", "median_latency"}
 
 
 def test_it_lists_newest_first_trainee_wide_before_sessions(computed):

@@ -153,12 +153,12 @@ def test_it_runs_a_constant_number_of_queries(fixture_sessions, tmp_path, django
         import_lines(tmp_path, more, f"{name}.jsonl")
 
     # new sessions: + SET LOCAL, the aggregate over them, keeping their tallies, deleting the trainee's
-    # outdated snapshot, copying earlier snapshots, one suggestion statement (the COPY of the new
-    # snapshots goes past Django's query log) — the same for one new session as for five
+    # outdated snapshot, copying earlier snapshots, one suggestion statement, their safety events (the
+    # COPY of the new snapshots goes past Django's query log) — the same for one new session as for five
     import_copies("X", 1)
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):
         gauge_compute(day=DAY)
     import_copies("Y", 5)
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):
         run = gauge_compute(day=DAY)
     assert run.sessions == 9

@@ -1,0 +1,69 @@
+"""HTTP API of the safety events (CONTRACT §8): validate, call a selector or the service, serialize.
+
+Order of refusals: an event the caller may not see → 404; a review the caller's role may not make → 403;
+bad input → 400 naming the field.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from supervision.api.pagination import PortalPagination
+from supervision.api.permissions import SupervisesTrainee
+from supervision.models import TurnClientState
+from supervision.safety.selectors import safety_event, safety_events
+from supervision.safety.serializers import ReviewIn, SafetyEventQuery, SafetyEventSerializer
+from supervision.safety.services import ReviewRejected, safety_event_review
+
+
+class SafetyEventList(GenericAPIView):
+    serializer_class = SafetyEventSerializer
+    pagination_class = PortalPagination
+    filter_backends = ()
+    queryset = TurnClientState.objects.none()  # for the schema only: reads go through the role-aware selector
+
+    @extend_schema(
+        summary="안전 사건 목록(응답·검토 안 된 것 먼저)",
+        parameters=[
+            OpenApiParameter("trainee", int, description="수련생 id"),
+            OpenApiParameter("answered", bool, description="위험사정으로 응답되었는지"),
+            OpenApiParameter("reviewed", bool, description="슈퍼바이저가 검토했는지"),
+        ],
+        responses=SafetyEventSerializer(many=True),
+    )
+    def get(self, request):
+        # A plain dict: given a QueryDict, DRF reads a missing boolean as an unticked checkbox (false).
+        query = SafetyEventQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        events = safety_events(
+            request.user,
+            trainee_id=params.get("trainee"),
+            answered=params.get("answered"),
+            reviewed=params.get("reviewed"),
+        )
+        page = self.paginate_queryset(events)
+        return self.get_paginated_response(SafetyEventSerializer(page, many=True).data)
+
+
+class SafetyEventReview(GenericAPIView):
+    serializer_class = ReviewIn
+    queryset = TurnClientState.objects.none()  # for the schema only
+
+    @extend_schema(summary="안전 사건 검토(담당 슈퍼바이저)", request=ReviewIn, responses={200: SafetyEventSerializer})
+    def post(self, request, event_id: int):
+        event = safety_event(request.user, event_id)
+        if event is None:
+            raise NotFound("안전 사건을 찾을 수 없습니다.")
+        if not SupervisesTrainee().has_object_permission(request, self, event.turn.session):
+            raise PermissionDenied("안전 사건을 검토할 수 있는 사람은 이 수련생의 담당 슈퍼바이저뿐입니다.")
+        data = ReviewIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            safety_event_review(event=event, note=data.validated_data["note"], reviewed_by=request.user)
+        except ReviewRejected as error:
+            raise ValidationError({error.field: [error.message]}) from None
+        return Response(SafetyEventSerializer(safety_event(request.user, event_id)).data)

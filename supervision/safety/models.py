@@ -1,0 +1,45 @@
+"""Supervisors' reviews of safety events (CONTRACT §8).
+
+The events themselves are not stored: ``selectors.safety_events`` derives them from the turns and their
+labels whenever they are read, so they are right the moment an import or a label edit returns. Only
+what a person adds — who reviewed an event, when, and their note — is kept, with its history.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from supervision.models import Turn
+from taxonomy.models import ClientStateDef
+
+
+class SafetyReview(models.Model):
+    """The review of one safety event: the (client turn, safety-critical state) pair, not a label row.
+
+    Keyed by the pair rather than by the ``TurnClientState`` row because a re-import that changes a
+    turn's labels writes its label rows afresh; the review stays with the disclosure it is about.
+    """
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="safety_reviews", verbose_name=_("발화"))
+    state = models.ForeignKey(ClientStateDef, on_delete=models.PROTECT, related_name="+", verbose_name=_("내담자 상태"))
+    note = models.TextField(_("검토 메모"), blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="safety_reviews",
+        verbose_name=_("검토자"),
+    )
+    reviewed_at = models.DateTimeField(_("검토 시각"))
+    history = HistoricalRecords()
+
+    class Meta:
+        db_table = "safety_review"
+        ordering = ["-reviewed_at"]
+        verbose_name = _("안전 검토")
+        verbose_name_plural = _("안전 검토")
+        constraints = [models.UniqueConstraint(fields=["turn", "state"], name="safety_review_once_per_event")]
+
+    def __str__(self) -> str:
+        return f"{self.turn_id}:{self.state_id}"

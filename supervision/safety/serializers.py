@@ -1,0 +1,45 @@
+"""The safety event exactly as CONTRACT §8 shows it, and the inputs of its endpoints."""
+
+from rest_framework import serializers
+
+from supervision.safety.services import MAX_NOTE_CHARS
+
+
+class SafetyEventSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    session = serializers.IntegerField(source="session_id")
+    session_code = serializers.CharField()
+    utterance_id = serializers.CharField()
+    state = serializers.CharField()
+    answered = serializers.BooleanField()
+    answered_by = serializers.CharField(allow_null=True)
+    latency = serializers.IntegerField(allow_null=True, min_value=1)
+    reviewed = serializers.BooleanField()
+    reviewed_by = serializers.IntegerField(allow_null=True, help_text="검토한 슈퍼바이저의 사용자 id")
+    reviewed_at = serializers.DateTimeField(allow_null=True)
+    note = serializers.CharField(allow_null=True)
+
+
+class SafetyEventQuery(serializers.Serializer):
+    """``?trainee=<id>&answered=true|false&reviewed=true|false``; each optional."""
+
+    trainee = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**31 - 1,
+        error_messages={"invalid": "수련생(trainee)은 사용자 id(정수)여야 합니다."},
+    )
+    answered = serializers.BooleanField(required=False, error_messages={"invalid": "answered는 true 또는 false입니다."})
+    reviewed = serializers.BooleanField(required=False, error_messages={"invalid": "reviewed는 true 또는 false입니다."})
+
+
+class ReviewIn(serializers.Serializer):
+    note = serializers.CharField(
+        max_length=MAX_NOTE_CHARS,
+        allow_blank=True,
+        trim_whitespace=True,
+        error_messages={
+            "required": "검토 메모(note)를 보내 주세요(비워 둘 수는 있습니다).",
+            "invalid": "검토 메모(note)는 문자열이어야 합니다.",
+        },
+    )

@@ -1,0 +1,143 @@
+"""Writes of safety reviews. The admin page and the API both call ``safety_event_review``."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from supervision import rules
+from supervision.gauge.models import DismissedSuggestion
+from supervision.models import CommentAuthor, CommentKind, Severity, SupervisorComment, TurnClientState
+from supervision.roles import supervises
+from supervision.safety.models import SafetyReview
+from supervision.safety.selectors import unanswered_events_with_first_reply
+from supervision.services import ServiceError
+from taxonomy.catalogue import CLIENT_STATES_BY_CODE, RISK_ASSESSMENT_TECHNIQUE
+
+MAX_NOTE_CHARS = 2000
+
+
+class ReviewRejected(ServiceError):
+    """The note breaks a rule; ``field`` names the input it came from."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class ReviewForbidden(ServiceError):
+    """Only the trainee's supervisor reviews their safety events."""
+
+
+def note_problem(note: object) -> str | None:
+    """What is wrong with a review note (Korean), or None. Shared by the admin form and the API."""
+    if not isinstance(note, str):
+        return "검토 메모(note)는 문자열이어야 합니다."
+    if len(note) > MAX_NOTE_CHARS:
+        return f"검토 메모(note)는 {MAX_NOTE_CHARS:,}자 이내로 적어 주세요."
+    return rules.personal_identifier_problem(note)
+
+
+@transaction.atomic
+def safety_event_review(*, event: TurnClientState, note: str, reviewed_by) -> SafetyReview:
+    """Marks the event reviewed by ``reviewed_by`` now, with ``note``; a second review replaces the note and
+    the time, and the earlier version stays in the review's history (who, when, what)."""
+    trainee_id = event.turn.session.trainee_id
+    if not supervises(reviewed_by, trainee_id):
+        raise ReviewForbidden("안전 사건을 검토할 수 있는 사람은 이 수련생의 담당 슈퍼바이저뿐입니다.")
+    if problem := note_problem(note):
+        raise ReviewRejected("note", problem)
+    values = {"note": note.strip(), "reviewed_by": reviewed_by, "reviewed_at": timezone.now()}
+    pair = {"turn_id": event.turn_id, "state_id": event.label_id}
+    review = SafetyReview.objects.select_for_update().filter(**pair).first()
+    try:
+        with transaction.atomic():
+            review = _saved(review or SafetyReview(**pair), values, reviewed_by)
+    except IntegrityError:  # another first review of the same event committed meanwhile: this one follows it
+        review = _saved(SafetyReview.objects.select_for_update().get(**pair), values, reviewed_by)
+    return review
+
+
+def _saved(review: SafetyReview, values: dict, user) -> SafetyReview:
+    for name, value in values.items():
+        setattr(review, name, value)
+    review._history_user = user  # the history names the reviewer whether a request, a task or a test writes
+    review.save()
+    return review
+
+
+# ---------------------------------------------------------------------------------------------------
+# AI suggestions: each unanswered event becomes a major critique suggestion on the first counselor turn
+# after the disclosure, in the gauge's suggestion flow (``SupervisorComment`` with ``is_suggestion``,
+# accepted or dismissed in the admin's AI 제안 논평 list, a dismissal remembered in ``DismissedSuggestion``).
+
+# Every safety suggestion's key starts with this; the gauge's own clean-up only touches "gauge:" keys.
+SUGGESTION_PREFIX = "safety:"
+
+
+def suggestion_key(event) -> str:
+    """One key per event (the disclosure turn and the state), so a re-run finds what it wrote."""
+    return f"{SUGGESTION_PREFIX}{event.label.code}:{event.turn_id}"
+
+
+def _suggestion_text(event) -> str:
+    state = CLIENT_STATES_BY_CODE[event.label.code]
+    return (
+        f"내담자가 {event.utterance_id}에서 {state.ko}({state.code})를 보였는데, 뒤따른 상담자 발화 "
+        f"{settings.SAFETY_RESPONSE_TURNS}개 안에 위험사정({RISK_ASSESSMENT_TECHNIQUE})이 없었습니다. "
+        "자살·자해에 관한 생각, 계획, 수단, 이전 시도와 보호 요인을 직접 묻는 질문이 있었는지 함께 검토해 주세요."
+    )
+
+
+@transaction.atomic
+def safety_suggest(*, session_ids: list[int] | None = None) -> dict[str, int]:
+    """Makes the pending safety suggestions exactly those of the unanswered events (of ``session_ids``, or of
+    every session): new ones are added, pending ones whose event was answered since (or whose label was
+    withdrawn) are removed. Accepted ones are never touched and a dismissed one never comes back, so a
+    re-run changes nothing. Returns ``{"unanswered", "suggested", "removed"}`` (new and removed rows)."""
+    events = [e for e in unanswered_events_with_first_reply(session_ids=session_ids) if e.first_reply_id]
+    wanted = {(e.first_reply_id, suggestion_key(e)): e for e in events}
+    pending = SupervisorComment.objects.filter(is_suggestion=True, suggestion_key__startswith=SUGGESTION_PREFIX)
+    if session_ids is not None:
+        pending = pending.filter(turn__session_id__in=session_ids)
+    stale = [
+        pk
+        for pk, turn_id, key in pending.values_list("pk", "turn_id", "suggestion_key")
+        if (turn_id, key) not in wanted
+    ]
+    removed = SupervisorComment.objects.filter(pk__in=stale).delete()[0] if stale else 0
+    turns = {turn for turn, _ in wanted}
+    # what exists (pending or accepted) and what a supervisor dismissed is never suggested again
+    present = set(
+        SupervisorComment.objects.filter(turn_id__in=turns, suggestion_key__startswith=SUGGESTION_PREFIX).values_list(
+            "turn_id", "suggestion_key"
+        )
+    ) | set(DismissedSuggestion.objects.filter(turn_id__in=turns).values_list("turn_id", "suggestion_key"))
+    fresh = [
+        SupervisorComment(
+            turn_id=turn_id,
+            kind=CommentKind.CRITIQUE,
+            text=_suggestion_text(event),
+            intent_deviation={
+                "dimension": "안전 (safety)",
+                "expected": RISK_ASSESSMENT_TECHNIQUE,
+                "severity": Severity.MAJOR.value,
+            },
+            author=CommentAuthor.AI,
+            is_suggestion=True,
+            suggestion_key=key,
+        )
+        for (turn_id, key), event in wanted.items()
+        if (turn_id, key) not in present
+    ]
+    # a run at the same moment may have written some: the (turn, key) unique constraint keeps one
+    SupervisorComment.objects.bulk_create(fresh, ignore_conflicts=True)
+    return {"unanswered": len(events), "suggested": len(fresh), "removed": removed}
+
+
+def safety_nightly(*, day) -> dict[str, int]:
+    """The nightly step (``settings.NIGHTLY_REVIEW_STEPS``): the suggestions of every unanswered event.
+    ``day`` is the run's day; events have no day of their own, so every session is looked at."""
+    return safety_suggest()
