@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "supervision.gauge",
     "supervision.trajectory",
     "supervision.importing",
+    "supervision.agreement",
 ]
 
 MIDDLEWARE = [
