@@ -17,13 +17,11 @@ from supervision import rules
 from supervision.importing.parse import RowParser
 from supervision.importing.readers import FileRejected, RowProblem, read_jsonl
 from supervision.importing.records import RowError
-from supervision.models import Turn
 from taxonomy import catalogue
 from taxonomy.lookup import LabelIndex
 
+from . import selectors
 from .scoring import NO_ACT, Ratings
-
-RUN_FIELDS = ("utterance_id", "techniques", "client_states", "stage", "dialog_act")
 
 
 @dataclass
@@ -35,6 +33,7 @@ class RatedLine:
     stage: str | None
     dialog_act_rated: bool
     dialog_act: str | None
+    session: str = ""
 
 
 @dataclass
@@ -45,6 +44,8 @@ class RunFile:
     lines: list[tuple[int, RatedLine]] = field(default_factory=list)  # (turn id, line), in file order
     errors: list[RowError] = field(default_factory=list)
     session_ids: set[int] = field(default_factory=set)
+    # The stored turns of the sessions the file names, read once for validation and reused by the scoring.
+    turns: selectors.TurnTable | None = None
 
     @property
     def ok(self) -> bool:
@@ -61,9 +62,9 @@ def read_run(path: Path) -> RunFile:
 
 
 def read_run_rows(rows: Iterable[tuple[int, dict | RowProblem]]) -> RunFile:
-    """Every line is checked; the turns are then looked up in one query per 10,000 lines."""
+    """Every line is checked; the turns are then looked up in one query."""
     result = RunFile()
-    parser = RowParser(LabelIndex.load())
+    reader = _LineReader(RowParser(LabelIndex.load()))
     lines: list[RatedLine] = []
     first_row: dict[str, int] = {}
     try:
@@ -71,7 +72,7 @@ def read_run_rows(rows: Iterable[tuple[int, dict | RowProblem]]) -> RunFile:
             if isinstance(raw, RowProblem):
                 result.errors.append(RowError(row, raw.column, raw.message))
                 continue
-            utterance_id, line = _parse(parser, row, raw, result.errors)
+            utterance_id, line = reader.read(row, raw, result.errors)
             if utterance_id in first_row:
                 result.errors.append(
                     RowError(
@@ -83,9 +84,8 @@ def read_run_rows(rows: Iterable[tuple[int, dict | RowProblem]]) -> RunFile:
                 continue
             if utterance_id:
                 first_row[utterance_id] = row
-            if line is None:
-                continue
-            lines.append(line)
+            if line is not None:
+                lines.append(line)
     except FileRejected as exc:
         return RunFile(errors=[RowError(0, "file", str(exc))])
     _attach_turns(lines, result)
@@ -95,53 +95,102 @@ def read_run_rows(rows: Iterable[tuple[int, dict | RowProblem]]) -> RunFile:
     return result
 
 
-def _parse(parser: RowParser, row: int, raw: dict, errors: list[RowError]) -> tuple[str, RatedLine | None]:
-    """The line's utterance id (``""`` when unreadable) and what it rates, or ``None`` with its errors."""
-    problems: list[RowError] = []
+_AXIS_FIELDS = ("techniques", "client_states", "stage", "dialog_act")
+_Answer = tuple[list[str] | None, list[str] | None, str | None, bool, str | None, list[tuple[str, str]]]
 
-    def error(column: str, message: str) -> None:
-        problems.append(RowError(row, column, message))
 
-    parser.check_lengths(raw, RUN_FIELDS, error)
-    if problems:
-        errors += problems
-        return "", None
-    utterance_id = parser.string(raw, "utterance_id", error).strip()
-    if not utterance_id and not problems:
-        error("utterance_id", "필수 항목이 비어 있습니다.")
-    elif utterance_id and (problem := rules.utterance_id_problem(utterance_id, speaker=None, session=None)):
-        error("utterance_id", problem)
-    techniques = parser.labels(raw, "techniques", error) if "techniques" in raw else None
-    client_states = parser.labels(raw, "client_states", error) if "client_states" in raw else None
-    stage = None
-    if "stage" in raw:
+class _LineReader:
+    """Reads one line with the golden parser's field rules. A rater's answers repeat (the same label set,
+    stage or act on thousands of turns), so each distinct value of a field is checked once per file."""
+
+    def __init__(self, parser: RowParser) -> None:
+        self.parser = parser
+        self.answers: dict[tuple, tuple[object, list[tuple[str, str]]]] = {}
+
+    def read(self, row: int, raw: dict, errors: list[RowError]) -> tuple[str, RatedLine | None]:
+        """The line's utterance id (``""`` when unreadable) and what it rates, or ``None`` with its errors."""
+        problems: list[tuple[str, str]] = []
+        error = _collect(problems)
+        self.parser.check_lengths(raw, ("utterance_id",), error)
+        utterance_id = "" if problems else self.parser.string(raw, "utterance_id", error).strip()
+        parsed = rules.parse_utterance_id(utterance_id) if utterance_id else None
+        if not problems and not utterance_id:
+            error("utterance_id", "필수 항목이 비어 있습니다.")
+        elif utterance_id and parsed is None:
+            error("utterance_id", rules.utterance_id_problem(utterance_id, speaker=None, session=None))
+        techniques, client_states, stage, act_rated, act, answer_problems = self._answer(raw)
+        problems += answer_problems
+        if problems:
+            errors += [RowError(row, column, message) for column, message in problems]
+            return utterance_id, None
+        line = RatedLine(row, utterance_id, techniques, client_states, stage, act_rated, act)
+        line.session = parsed.session
+        return utterance_id, line
+
+    def _answer(self, raw: dict) -> _Answer:
+        problems: list[tuple[str, str]] = []
+        values = {}
+        for name in _AXIS_FIELDS:
+            if name in raw:
+                values[name], found = self._field(name, raw[name])
+                problems += found
+        if not values:
+            problems.append(
+                ("utterance_id", "평가한 축이 없습니다(techniques, client_states, stage, dialog_act 중 하나 이상).")
+            )
+        return (
+            values.get("techniques"),
+            values.get("client_states"),
+            values.get("stage"),
+            "dialog_act" in values,
+            values.get("dialog_act"),
+            problems,
+        )
+
+    def _field(self, name: str, value: object) -> tuple[object, list[tuple[str, str]]]:
+        key = (name, tuple(value) if isinstance(value, list) else value)
+        try:
+            cached = self.answers.get(key)
+        except TypeError:  # an unhashable value (an object where a list belongs): checked, not cached
+            key, cached = None, None
+        if cached is None:
+            cached = self._check_field(name, {name: value})
+            if key is not None and len(self.answers) < 100_000:
+                self.answers[key] = cached
+        return cached
+
+    def _check_field(self, name: str, raw: dict) -> tuple[object, list[tuple[str, str]]]:
+        parser, problems = self.parser, []
+        error = _collect(problems)
+        parser.check_lengths(raw, (name,), error)
+        if problems:
+            return None, problems
+        if name in ("techniques", "client_states"):
+            return parser.labels(raw, name, error), problems
+        if name == "dialog_act":
+            return parser.dialog_act(raw, error), problems
         stage = parser.stage(raw, error)
-        if stage is None and not any(p.column == "stage" for p in problems):
+        if stage is None and not problems:
             error("stage", "단계가 비어 있습니다. 평가하지 않은 축이면 stage 키를 빼 주세요.")
-    act_rated = "dialog_act" in raw
-    act = parser.dialog_act(raw, error) if act_rated else None
-    if not problems and not any(x is not None for x in (techniques, client_states, stage)) and not act_rated:
-        error("utterance_id", "평가한 축이 없습니다(techniques, client_states, stage, dialog_act 중 하나 이상).")
-    if problems:
-        errors += problems
-        return utterance_id, None
-    return utterance_id, RatedLine(row, utterance_id, techniques, client_states, stage, act_rated, act)
+        return stage, problems
+
+
+def _collect(problems: list[tuple[str, str]]):
+    def error(column: str, message: str) -> None:
+        problems.append((column, message))
+
+    return error
 
 
 def _attach_turns(lines: list[RatedLine], result: RunFile) -> None:
-    turns: dict[str, tuple[int, str, int]] = {}
-    ids = [line.utterance_id for line in lines]
-    for start in range(0, len(ids), 10_000):
-        turns.update(
-            (uid, (pk, speaker, session_id))
-            for uid, pk, speaker, session_id in Turn.objects.filter(
-                utterance_id__in=ids[start : start + 10_000]
-            ).values_list("utterance_id", "pk", "speaker", "session_id")
-        )
+    # One query: the turns of the sessions the ids name (far fewer codes than ids), kept for the scoring.
+    table = selectors.session_turns(codes={line.session for line in lines})
+    result.turns = table
     ratings = result.ratings
+    labels: dict[tuple, frozenset] = {}  # one frozenset per distinct answer, not per line
     for line in lines:
-        found = turns.get(line.utterance_id)
-        if found is None:
+        turn_id = table.by_name.get(line.utterance_id)
+        if turn_id is None:
             result.errors.append(
                 RowError(
                     line.row,
@@ -150,30 +199,35 @@ def _attach_turns(lines: list[RatedLine], result: RunFile) -> None:
                 )
             )
             continue
-        turn_id, speaker, session_id = found
+        speaker = table.speakers[turn_id]
         # An empty list on the other speaker's axis is what golden lines carry: ignored, not rated.
-        if speaker != catalogue.COUNSELOR and not line.techniques:
-            line.techniques = None
-        if speaker != catalogue.CLIENT and not line.client_states:
-            line.client_states = None
-        attach = rules.attach_problems(
-            speaker, techniques=line.techniques or (), client_states=line.client_states or ()
-        )
-        result.errors += [RowError(line.row, column, message) for column, message in attach]
+        techniques = line.techniques if line.techniques or speaker == catalogue.COUNSELOR else None
+        client_states = line.client_states if line.client_states or speaker == catalogue.CLIENT else None
+        attach = rules.attach_problems(speaker, techniques=techniques or (), client_states=client_states or ())
         if attach:
+            result.errors += [RowError(line.row, column, message) for column, message in attach]
             continue
-        if line.techniques is None and line.client_states is None and line.stage is None and not line.dialog_act_rated:
+        if techniques is None and client_states is None and line.stage is None and not line.dialog_act_rated:
             result.errors.append(
                 RowError(line.row, "utterance_id", "평가한 축이 없습니다(다른 화자의 빈 목록만 있음).")
             )
             continue
-        if line.techniques is not None:
-            ratings.techniques[turn_id] = frozenset(line.techniques)
-        if line.client_states is not None:
-            ratings.client_states[turn_id] = frozenset(line.client_states)
+        line.techniques, line.client_states = techniques, client_states
+        if techniques is not None:
+            ratings.techniques[turn_id] = _interned(labels, techniques)
+        if client_states is not None:
+            ratings.client_states[turn_id] = _interned(labels, client_states)
         if line.stage is not None:
             ratings.stage[turn_id] = line.stage
         if line.dialog_act_rated:
             ratings.dialog_act[turn_id] = line.dialog_act or NO_ACT
         result.lines.append((turn_id, line))
-        result.session_ids.add(session_id)
+        result.session_ids.add(table.sessions[turn_id])
+
+
+def _interned(cache: dict[tuple, frozenset], codes: list[str]) -> frozenset:
+    key = tuple(codes)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = frozenset(codes)
+    return found

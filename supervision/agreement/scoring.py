@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 
 import krippendorff
 import numpy as np
+from scipy import sparse
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import (
     accuracy_score,
     cohen_kappa_score,
     confusion_matrix,
     f1_score,
+    multilabel_confusion_matrix,
     precision_recall_fscore_support,
 )
 
@@ -90,6 +92,24 @@ def _kappa(reference: np.ndarray, rater: np.ndarray, labels: Sequence) -> float 
         return _round(cohen_kappa_score(reference, rater, labels=labels, replace_undefined_by=np.nan))
 
 
+# The four (reference, rater) presence pairs; weighted by a label's 2×2 counts they are exactly its two
+# presence vectors, so scikit-learn computes κ from four weighted samples instead of every turn.
+_PAIRS_REFERENCE = np.array([0, 0, 1, 1])
+_PAIRS_RATER = np.array([0, 1, 0, 1])
+
+
+def _kappa_of_cells(cells: np.ndarray) -> float | None:
+    with _quiet():
+        value = cohen_kappa_score(
+            _PAIRS_REFERENCE,
+            _PAIRS_RATER,
+            labels=[0, 1],
+            sample_weight=cells.ravel(),
+            replace_undefined_by=np.nan,
+        )
+    return _round(value)
+
+
 def _common(reference: Mapping, rater: Mapping, order: Mapping[Hashable, tuple] | None) -> list:
     turns = reference.keys() & rater.keys()
     return sorted(turns, key=order.__getitem__) if order is not None else sorted(turns)
@@ -104,16 +124,20 @@ def multi_label_axis(reference: Mapping, rater: Mapping, axis: str, order=None) 
         # Both sides said "none of these" on every turn: no label to score; F1 is 0 by definition.
         return {"turns": len(turns), "micro_f1": 0.0, "macro_f1": None, "kappa": None, "labels": {}}
     column = {label: j for j, label in enumerate(labels)}
-    ref, rat = _indicators(turns, reference, column), _indicators(turns, rater, column)
+    # A one-column matrix is not multi-label to scikit-learn: an all-zero column keeps it one (it adds
+    # nothing to the summed TP, FP, FN and is dropped from the per-label figures).
+    width = max(len(labels), 2)
+    ref, rat = _indicators(turns, reference, column, width), _indicators(turns, rater, column, width)
     with _quiet():
         precision, recall, f1, support = precision_recall_fscore_support(ref, rat, average=None, zero_division=0)
         micro = f1_score(ref, rat, average="micro", zero_division=0)
-    kappas = [_kappa(ref[:, j], rat[:, j], labels=[False, True]) for j in range(len(labels))]
+        cells = multilabel_confusion_matrix(ref, rat)  # per label [[TN, FP], [FN, TP]]
+    kappas = [_kappa_of_cells(cell) for cell in cells[: len(labels)]]
     defined = [k for k in kappas if k is not None]
     return {
         "turns": len(turns),
         "micro_f1": _round(micro),
-        "macro_f1": _round(np.mean(f1)),
+        "macro_f1": _round(np.mean(f1[: len(labels)])),
         "kappa": _round(np.mean(defined)) if defined else None,
         "labels": {
             label: {
@@ -128,16 +152,16 @@ def multi_label_axis(reference: Mapping, rater: Mapping, axis: str, order=None) 
     }
 
 
-def _indicators(turns: list, ratings: Mapping, column: Mapping[str, int], dtype=bool) -> np.ndarray:
-    """Turns × labels, true where the source has the label on the turn (an unrated turn has none)."""
+def _indicators(turns: list, ratings: Mapping, column: Mapping[str, int], width: int) -> sparse.csr_matrix:
+    """Turns × labels, 1 where the source has the label on the turn (an unrated turn has none). Sparse:
+    scikit-learn checks a dense multi-label matrix column by column, ten times slower at 100,000 turns."""
     rows, cols = [], []
     for i, turn in enumerate(turns):
         for label in ratings.get(turn, ()):
             rows.append(i)
             cols.append(column[label])
-    matrix = np.zeros((len(turns), len(column)), dtype=dtype)
-    matrix[rows, cols] = True
-    return matrix
+    data = np.ones(len(rows), dtype=np.int8)
+    return sparse.csr_matrix((data, (rows, cols)), shape=(len(turns), width), dtype=np.int8)
 
 
 def single_valued_axis(reference: Mapping, rater: Mapping, axis: str, order=None) -> dict:
@@ -173,7 +197,8 @@ def safety_block(reference: Mapping, rater: Mapping, names: Mapping[Hashable, st
     support = found = 0
     missed = []
     for turn in _common(reference, rater, order):
-        for state in _ordered(reference[turn] & critical, CLIENT_STATES):
+        flagged = reference[turn] & critical
+        for state in _ordered(flagged, CLIENT_STATES) if flagged else ():
             support += 1
             if state in rater[turn]:
                 found += 1
@@ -239,7 +264,7 @@ def krippendorff_alpha(sources: Sequence[Ratings], axis: str, *, min_sources: in
         for ratings in per_source:
             mask = np.fromiter((t in ratings for t in turns), dtype=bool, count=len(turns))
             rated += mask
-            present += _indicators(turns, ratings, column, dtype=np.int64)
+            present += _indicators(turns, ratings, column, len(labels)).toarray()
         absent = rated[:, None] - present
         value_counts = np.stack([absent.ravel(), present.ravel()], axis=1)
     else:

@@ -18,12 +18,20 @@ from .scoring import NO_ACT, Ratings
 
 
 @dataclass
-class TurnIndex:
-    """What the figures need to name and order turns: utterance id, (session code, seq), trainee."""
+class TurnTable:
+    """The stored turns of some sessions, by id: what validation and the figures need to know of them."""
 
-    names: dict[int, str] = field(default_factory=dict)
-    order: dict[int, tuple[str, int]] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)  # utterance id
+    order: dict[int, tuple[str, int]] = field(default_factory=dict)  # (session code, seq)
     sessions: dict[int, int] = field(default_factory=dict)
+    speakers: dict[int, str] = field(default_factory=dict)
+    stages: dict[int, str] = field(default_factory=dict)
+    acts: dict[int, str | None] = field(default_factory=dict)
+    by_name: dict[str, int] = field(default_factory=dict)
+
+
+# Kept for readers of the figures: the part of the table that names and orders turns.
+TurnIndex = TurnTable
 
 
 def turn_scope(user) -> Q:
@@ -33,34 +41,51 @@ def turn_scope(user) -> Q:
     return trainee_filter(user, "session__trainee")
 
 
-def golden_ratings(session_ids: Collection[int], user=None) -> tuple[Ratings, TurnIndex]:
-    """The golden labels of every turn of these sessions the user may see: three queries.
+def session_turns(*, codes: Collection[str] = (), session_ids: Collection[int] = (), user=None) -> TurnTable:
+    """One query: the turns of the sessions named by code or id that ``user`` may see."""
+    table = TurnTable()
+    where = Q(session__code__in=sorted(codes)) if codes else Q(session_id__in=sorted(session_ids))
+    rows = Turn.objects.filter(turn_scope(user), where).values_list(
+        "pk", "utterance_id", "session__code", "seq", "speaker", "stage_id", "dialog_act", "session_id"
+    )
+    for pk, utterance_id, code, seq, speaker, stage, act, session_id in rows:
+        table.names[pk] = utterance_id
+        table.by_name[utterance_id] = pk
+        table.order[pk] = (code, seq)
+        table.sessions[pk] = session_id
+        table.speakers[pk] = speaker
+        table.stages[pk] = stage
+        table.acts[pk] = act
+    return table
+
+
+def golden_ratings(
+    session_ids: Collection[int], user=None, *, turns: TurnTable | None = None
+) -> tuple[Ratings, TurnTable]:
+    """The golden labels of every turn of these sessions the user may see: three queries (two when
+    ``turns``, the same sessions' turns read for everyone, is at hand).
 
     The golden set rates every axis of its speaker on every turn (an empty list is "none of these").
     """
-    ratings, index = Ratings(), TurnIndex()
-    turns = Turn.objects.filter(turn_scope(user), session_id__in=list(session_ids)).values_list(
-        "pk", "utterance_id", "session__code", "seq", "speaker", "stage_id", "dialog_act", "session_id"
-    )
-    for pk, utterance_id, code, seq, speaker, stage, act, session_id in turns.iterator(chunk_size=10_000):
-        index.names[pk] = utterance_id
-        index.order[pk] = (code, seq)
-        index.sessions[pk] = session_id
-        ratings.stage[pk] = stage
+    table = turns if turns is not None and user is None else session_turns(session_ids=session_ids, user=user)
+    ratings = Ratings(stage=dict(table.stages))
+    none = frozenset()
+    for pk, act in table.acts.items():
         ratings.dialog_act[pk] = act or NO_ACT
-        if speaker == catalogue.COUNSELOR:
-            ratings.techniques[pk] = frozenset()
+        if table.speakers[pk] == catalogue.COUNSELOR:
+            ratings.techniques[pk] = none
         else:
-            ratings.client_states[pk] = frozenset()
+            ratings.client_states[pk] = none
     for model, axis in ((TurnTechnique, ratings.techniques), (TurnClientState, ratings.client_states)):
         codes: dict[int, list[str]] = {}
-        links = model.objects.filter(turn__session_id__in=list(session_ids)).values_list("turn_id", "label__code")
-        for turn_id, code in links.iterator(chunk_size=10_000):
+        for turn_id, code in model.objects.filter(turn__session_id__in=sorted(session_ids)).values_list(
+            "turn_id", "label__code"
+        ):
             codes.setdefault(turn_id, []).append(code)
         for turn_id, labels in codes.items():
             if turn_id in axis:  # in scope and on the speaker's axis
                 axis[turn_id] = frozenset(labels)
-    return ratings, index
+    return ratings, table
 
 
 def run_session_ids(run: AnnotationRun) -> set[int]:

@@ -38,11 +38,15 @@ def score_ratings(
     rater: str,
     against: AnnotationRun | None = None,
     user=None,
+    turns: selectors.TurnTable | None = None,
 ) -> dict:
     """The §7 JSON of ``ratings`` against the golden labels, or against a saved run of another rater,
-    over the turns both rated that ``user`` may see (``None``: all)."""
-    sessions = set(session_ids) | (selectors.run_session_ids(against) if against is not None else set())
-    golden, index = selectors.golden_ratings(sessions, user)
+    over the turns both rated that ``user`` may see (``None``: all). ``turns``: the sessions' turns
+    when the caller read them already (a run file's reader did)."""
+    if against is not None:
+        extra = selectors.run_session_ids(against) - set(session_ids)
+        session_ids, turns = set(session_ids) | extra, turns if not extra else None
+    golden, index = selectors.golden_ratings(session_ids, user, turns=turns)
     reference = golden if against is None else _restricted(selectors.run_ratings(against, user), index.names)
     figures = agreement(reference, _restricted(ratings, index.names), names=index.names, order=index.order)
     return {"rater": rater, "against": GOLDEN if against is None else against.rater, **figures}
@@ -69,7 +73,7 @@ def alpha_across_sources(*, user=None, extra: tuple[str, RunFile] | None = None)
     sessions: set[int] = set(extra[1].session_ids) if extra else set()
     for run in runs:
         sessions |= selectors.run_session_ids(run)
-    golden, index = selectors.golden_ratings(sessions, user)
+    golden, index = selectors.golden_ratings(sessions, user, turns=extra[1].turns if extra and not runs else None)
     sources = [golden] + [_restricted(selectors.run_ratings(run, user), index.names) for run in runs]
     names = [GOLDEN] + [run.rater for run in runs]
     if extra is not None:

@@ -214,9 +214,14 @@ class RowParser:
         return [item.strip() for item in items if item.strip()]
 
     def _labels(self, raw: Mapping, column: str, resolve, suggest, error) -> list[str]:
-        # Spreadsheet cells repeat a lot ("reflection", "공감; 탐색질문"): a cell is resolved once per file.
+        # Cells repeat a lot ("reflection", "공감; 탐색질문", ["empathy"]): a cell is resolved once per file.
         cell = raw.get(column)
-        key = (column, cell) if isinstance(cell, str) else None
+        if isinstance(cell, str):
+            key = (column, cell)
+        elif isinstance(cell, list) and all(isinstance(item, str) for item in cell):
+            key = (column, tuple(cell))
+        else:
+            key = None
         cached = self._label_cells.get(key) if key else None
         if cached is None:
             codes: list[str] = []

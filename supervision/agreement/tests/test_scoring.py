@@ -208,3 +208,17 @@ def test_it_rounds_every_figure_to_four_decimals(axis):
     result = _score(_ratings(**{axis: values[axis]}), _ratings(**{axis: other[axis]}))["axes"][axis]
     numbers = [v for v in result.values() if isinstance(v, float)]
     assert numbers and all(round(v, 4) == v for v in numbers)
+
+
+def test_it_scores_an_axis_where_only_one_label_was_used():
+    result = _score(
+        _ratings(techniques={1: {"empathy"}, 2: set()}), _ratings(techniques={1: {"empathy"}, 2: {"empathy"}})
+    )
+    # empathy: TP 1, FP 1 → P 0.5, R 1, F1 0.6667; po 0.5, pe 0.5·1 + 0.5·0 = 0.5 → κ 0.
+    assert result["axes"]["techniques"] == {
+        "turns": 2,
+        "micro_f1": 0.6667,
+        "macro_f1": 0.6667,
+        "kappa": 0.0,
+        "labels": {"empathy": {"precision": 0.5, "recall": 1.0, "f1": 0.6667, "support": 1, "kappa": 0.0}},
+    }
