@@ -72,6 +72,10 @@ MATRIX = (
         {"trainee_id": "@trainee_a", "tag": "overuses_relational"},
         {"event": "균형 잡힌 회기", "severity": "low"},
     ),
+    # Agreement figures are for supervisors and staff; a trainee gets 403, and a run over none of
+    # supervisor_b's trainees' turns does not exist for them.
+    Row("annotation-run-list", "get", (403, 403, 403, 200, 200, 200)),
+    Row("annotation-run-agreement", "get", (403, 403, 403, 200, 404, 200), {"pk": "@run_a"}),
     Row("api-schema", "get", EVERYONE),
     Row("api-docs", "get", (302, 200, 200, 200, 200, 200)),
 )
