@@ -48,6 +48,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "gauge.view_gaugesnapshot",
         "gauge.view_targetband",
         "gauge.view_suggestedcomment",
+        "agreement.view_annotationrun",
+        "agreement.view_adjudicationdecision",
+        "agreement.add_adjudicationdecision",
     ),
     Role.STAFF: (
         "supervision.view_session",
@@ -73,6 +76,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "tags.view_tagtransition",
         "gauge.view_gaugesnapshot",
         "gauge.view_targetband",
+        "agreement.view_annotationrun",
+        "agreement.add_annotationrun",
+        "agreement.view_adjudicationdecision",
     ),
     Role.TRAINEE: (),
 }

@@ -148,3 +148,23 @@ class AdjudicationDecision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}:{self.turn_id}:{self.axis}:{self.label} → {self.outcome}"
+
+
+class RunUpload(models.Model):
+    """A run file uploaded in the admin, kept between its preview and its save (then deleted)."""
+
+    file_name = models.CharField(_("파일 이름"), max_length=255)
+    data = models.BinaryField(_("파일 내용"), editable=False)
+    rater = models.CharField(_("평가자 이름"), max_length=100)
+    kind = models.CharField(_("종류"), max_length=8, choices=RaterKind.choices, default=RaterKind.AI)
+    note = models.CharField(_("모델·주석자 메모"), max_length=500, blank=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "annotation_run_upload"
+        verbose_name = _("주석 실행 업로드")
+        verbose_name_plural = _("주석 실행 업로드")
+
+    def __str__(self) -> str:
+        return self.file_name

@@ -69,6 +69,12 @@ def _round(value: float | None) -> float | None:
     return round(float(value), DECIMALS)
 
 
+def label_rank(axis: str, label: str) -> int:
+    """A label's place in the taxonomy document's order (for lists grouped by label)."""
+    order = _ORDER[axis]
+    return order.index(label) if label in order else len(order)
+
+
 def _ordered(values: Iterable[str], axis: str) -> list[str]:
     values = set(values)
     known = [code for code in _ORDER[axis] if code in values]

@@ -163,3 +163,7 @@ def decisions(run: AnnotationRun, user=None) -> QuerySet[AdjudicationDecision]:
     if user is not None:
         rows = rows.filter(_run_turn_scope(user))
     return rows
+
+
+def decisions_visible(user) -> QuerySet[AdjudicationDecision]:
+    return AdjudicationDecision.objects.filter(_run_turn_scope(user))

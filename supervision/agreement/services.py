@@ -20,7 +20,7 @@ from supervision.services import ServiceError
 from . import selectors
 from .models import AdjudicationDecision, AnnotationRun, Outcome, RaterKind, RunTurn
 from .reading import RunFile
-from .scoring import AXES, MULTI_LABEL_AXES, NO_ACT, Ratings, agreement, krippendorff_alpha
+from .scoring import AXES, MULTI_LABEL_AXES, NO_ACT, Ratings, agreement, krippendorff_alpha, label_rank
 
 GOLDEN = "golden"
 PRESENT, ABSENT = "present", "absent"
@@ -174,7 +174,7 @@ def run_differences(run: AnnotationRun, user=None) -> list[Difference]:
     ratings = _restricted(selectors.run_ratings(run, user), index.names)
     decided = selectors.decided_keys(run)
     open_items = [d for d in _differences(ratings, golden, index) if (d.turn_id, d.axis, d.label) not in decided]
-    return sorted(open_items, key=lambda d: (AXES.index(d.axis), d.label, d.order))
+    return sorted(open_items, key=lambda d: (AXES.index(d.axis), label_rank(d.axis, d.label), d.label, d.order))
 
 
 class AdjudicationRejected(ServiceError):
