@@ -34,6 +34,7 @@ from .models import AdjudicationDecision, AnnotationRun, Axis, Outcome, RaterKin
 from .reading import RunFile, read_run
 
 AXIS_KO = dict(Axis.choices)
+PRESENCE_KO = {services.PRESENT: "있음", services.ABSENT: "없음", "none": "없음(none)"}
 SHOWN_ERRORS = 2000
 
 
@@ -340,7 +341,13 @@ class AnnotationRunAdmin(admin.ModelAdmin):
         groups: dict[tuple[str, str], list] = defaultdict(list)
         for d in differences:
             groups[(d.axis, d.label)].append(
-                {"d": d, "url": links.get(d.utterance_id), "can": supervised.get(d.turn_id, False)}
+                {
+                    "d": d,
+                    "golden": PRESENCE_KO.get(d.golden, d.golden),
+                    "rater": PRESENCE_KO.get(d.rater, d.rater),
+                    "url": links.get(d.utterance_id),
+                    "can": supervised.get(d.turn_id, False),
+                }
             )
         context = self._context(
             request,

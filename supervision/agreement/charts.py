@@ -49,8 +49,12 @@ def f1_bars_svg(labels: Mapping[str, Mapping], axis: str, *, ident: str) -> str:
             f"{escape(label_name(axis, code))}</text>"
             f'<rect x="{left}" y="{y + 3}" width="{width}" height="{row_h - 8}" fill="#f1f5f9"/>'
             f'<rect x="{left}" y="{y + 3}" width="{max(1.0, f1 * width):.1f}" height="{row_h - 8}" fill="{colour}"/>'
-            f'<text x="{left + min(f1 * width + 6, width - 40):.1f}" y="{y + 14}" font-size="11" {_FONT}>'
-            f"{f1:.2f} (n={int(figures.get('support') or 0)})</text>"
+            + (
+                f'<text x="{left + f1 * width - 6:.1f}" y="{y + 14}" font-size="11" fill="#fff" text-anchor="end" {_FONT}>'
+                if f1 > 0.8
+                else f'<text x="{left + f1 * width + 6:.1f}" y="{y + 14}" font-size="11" {_FONT}>'
+            )
+            + f"{f1:.2f} (n={int(figures.get('support') or 0)})</text>"
         )
     worst = ", ".join(f"{code} {float(f.get('f1') or 0):.2f}" for code, f in rows[:3])
     return _svg(left + width + 20, height, "라벨별 F1 (낮은 순)", f"가장 낮은 라벨: {worst}", body, ident)
@@ -98,14 +102,12 @@ def confusion_svg(confusion: Mapping[str, Mapping[str, int]], axis: str, *, iden
                 )
             )
     off = sum(n for r, row in confusion.items() for c, n in row.items() if r != c)
-    return _svg(
-        left + size * cell + 20,
-        top + size * cell + 10,
-        "혼동 행렬 (골든 → 평가자)",
-        f"{size}개 클래스, 불일치 {off}건",
-        body,
-        ident,
+    width = left + size * cell + 20
+    # Drawn at its own size (a two-class matrix is not blown up to the width of a sixteen-class one).
+    picture = _svg(
+        width, top + size * cell + 10, "혼동 행렬 (골든 → 평가자)", f"{size}개 클래스, 불일치 {off}건", body, ident
     )
+    return f'<div style="max-width:{width}px">{picture}</div>'
 
 
 def trend_svg(points: Sequence[Mapping], *, ident: str = "trend") -> str:
