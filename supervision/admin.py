@@ -22,8 +22,10 @@ from supervision import presentation, rules
 from supervision.commenting import CommentRejected, comment_problems, supervisor_comment_create
 from supervision.feedback import selectors as feedback_selectors
 from supervision.importing.admin import SpreadsheetImportMixin
+from supervision.labelling import turn_labels_update
 from supervision.models import (
     CommentKind,
+    LabelChange,
     Session,
     Severity,
     Speaker,
@@ -344,7 +346,33 @@ class TurnAdmin(RoleScopedAdmin):
     def has_add_permission(self, request):
         return False  # turns arrive through the importer, which keeps seq 0..N-1
 
+    def save_model(self, request, obj, form, change):
+        # Stage and dialog act are golden labels: they change through the label service (with history).
+        labels = {name: form.cleaned_data[name] for name in ("stage", "dialog_act") if name in form.changed_data}
+        if labels and obj.pk:
+            stored = Turn.objects.get(pk=obj.pk)
+            obj.stage_id, obj.dialog_act = stored.stage_id, stored.dialog_act
+        super().save_model(request, obj, form, change)
+        if labels and obj.pk:
+            stage = labels.get("stage")
+            changes = {"stage": stage.code if stage is not None else None}
+            if "dialog_act" in labels:
+                changes["dialog_act"] = labels["dialog_act"] or None
+            turn_labels_update(turn=obj, changed_by=request.user, via="admin", **changes)
+            obj.refresh_from_db(fields=["stage", "dialog_act"])
+
     def save_formset(self, request, form, formset, change):
+        if isinstance(formset, AttachRuleFormSet):
+            # The label inlines: the resulting set goes through the label service (attach rule, history).
+            codes = [
+                f.cleaned_data["label"].code
+                for f in formset.forms
+                if f.cleaned_data.get("label") and not f.cleaned_data.get("DELETE")
+            ]
+            turn_labels_update(turn=form.instance, changed_by=request.user, via="admin", **{formset.axis: codes})
+            # The admin's change message reads what a formset saved; the label history says it instead.
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+            return
         instances = formset.save(commit=False)
         for obj in formset.deleted_objects:
             obj.delete()
@@ -447,3 +475,24 @@ class TraineeAssignmentAdmin(RoleScopedAdmin):
     list_display = ("trainee", "supervisor", "assigned_at")
     list_select_related = ("trainee", "supervisor")
     raw_id_fields = ("trainee", "supervisor")
+
+
+@admin.register(LabelChange)
+class LabelChangeAdmin(RoleScopedAdmin):
+    """The golden labels' history (written by ``supervision.labelling``); read-only."""
+
+    trainee_path = "turn__session__trainee"
+    list_display = ("turn", "axis", "before", "after", "changed_by", "via", "changed_at", "note")
+    list_filter = ("axis", "via", trainee_list_filter("turn__session__trainee"))
+    search_fields = ("turn__utterance_id", "note")
+    list_select_related = ("turn", "changed_by")
+    readonly_fields = list_display
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

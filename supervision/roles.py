@@ -51,6 +51,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "agreement.view_annotationrun",
         "agreement.view_adjudicationdecision",
         "agreement.add_adjudicationdecision",
+        "supervision.view_labelchange",
     ),
     Role.STAFF: (
         "supervision.view_session",
@@ -79,6 +80,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "agreement.view_annotationrun",
         "agreement.add_annotationrun",
         "agreement.view_adjudicationdecision",
+        "supervision.view_labelchange",
     ),
     Role.TRAINEE: (),
 }
