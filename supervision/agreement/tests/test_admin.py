@@ -6,7 +6,9 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from supervision.agreement.models import AdjudicationDecision, AnnotationRun, RunUpload
 from supervision.agreement.tests.conftest import run_lines
@@ -125,3 +127,16 @@ def test_it_refuses_a_decision_outside_the_supervisors_scope(cast, run):
     # Staff read the queue but get no decision buttons.
     page = client_for(cast.staff).get(url).content.decode()
     assert "담당 슈퍼바이저만 판정" in page and "평가자 라벨 채택</button>" not in page
+
+
+def test_it_lists_runs_in_a_constant_number_of_queries(cast, golden):
+    client = client_for(cast.staff)
+    saved_run(run_lines("AG01"), rater="r0")
+    client.get("/admin/agreement/annotationrun/")
+    with CaptureQueriesContext(connection) as one:
+        assert client.get("/admin/agreement/annotationrun/").status_code == 200
+    for n in range(1, 5):
+        saved_run(run_lines("AG01"), rater=f"r{n}")
+    with CaptureQueriesContext(connection) as five:
+        assert client.get("/admin/agreement/annotationrun/").status_code == 200
+    assert len(five) == len(one)
