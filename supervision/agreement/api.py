@@ -20,6 +20,9 @@ RUN_READ = IsAuthenticated & (IsStaffOrSuperuser | IsSupervisor)
 
 
 class AnnotationRunSerializer(serializers.ModelSerializer):
+    # A plain string in the schema: a second enum field named "kind" (comments have one) would make
+    # drf-spectacular warn about the collision, and the deploy check treats warnings as issues.
+    kind = serializers.CharField(read_only=True, help_text="ai 또는 human")
     turns = serializers.IntegerField(
         source="turn_count", read_only=True, help_text="보는 사람이 볼 수 있는 평가 발화 수"
     )
