@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -67,3 +67,7 @@ bench-gauge: $(STAMP)
 # Trajectory audit: accuracy (development files), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py
+
+# Agreement: scoring a 100,000-turn annotation run vs json.loads of the file + one SQL read of the golden labels.
+bench-agreement: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_agreement.py

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "supervision.trajectory",
     "supervision.importing",
     "supervision.safety",
+    "supervision.agreement",
 ]
 
 MIDDLEWARE = [

@@ -25,6 +25,7 @@ urlpatterns = [
     path("api/v1/", include("supervision.gauge.urls")),
     path("api/v1/", include(tag_urls.urlpatterns)),
     path("api/v1/", include("supervision.safety.urls")),
+    path("api/v1/", include("supervision.agreement.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # A page: an anonymous visitor is sent to the log-in page rather than shown a 403.
     path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),

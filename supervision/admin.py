@@ -33,8 +33,10 @@ from supervision.commenting import (
 )
 from supervision.feedback import selectors as feedback_selectors
 from supervision.importing.admin import SpreadsheetImportMixin
+from supervision.labelling import LabelRejected, turn_labels_update
 from supervision.models import (
     CommentKind,
+    LabelChange,
     Session,
     Severity,
     Speaker,
@@ -499,6 +501,18 @@ class TurnAdmin(RoleScopedAdmin):
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
+        # Stage and dialog act are golden labels: they change through the label service (with history).
+        labels = {name: data[name] for name in ("stage", "dialog_act") if name in form.changed_data}
+        if labels:
+            try:
+                turn_labels_update(
+                    turn=obj,
+                    changed_by=request.user,
+                    via="admin",
+                    **{name: (value.code if name == "stage" else value or None) for name, value in labels.items()},
+                )
+            except LabelRejected as rejected:  # the form offers valid choices only; a race gets here
+                raise PermissionDenied(" ".join(m for ms in rejected.problems.values() for m in ms)) from rejected
         try:
             warnings = turn_update(
                 turn=obj,
@@ -513,8 +527,17 @@ class TurnAdmin(RoleScopedAdmin):
             self.message_user(request, warning, messages.WARNING)
 
     def save_formset(self, request, form, formset, change):
+        if isinstance(formset, AttachRuleFormSet):
+            # The label inlines: the resulting set goes through the label service (attach rule, history).
+            codes = [
+                code for f in formset.forms if not f.cleaned_data.get("DELETE") and (code := formset._label_code(f))
+            ]
+            turn_labels_update(turn=form.instance, changed_by=request.user, via="admin", **{formset.axis: codes})
+            # The admin's change message reads what a formset saved; the label history says it instead.
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+            return
         if formset.model is not SupervisorComment:
-            super().save_formset(request, form, formset, change)  # labels: the attach rule ran in clean()
+            super().save_formset(request, form, formset, change)
             return
         # Comments go through the comment service: its rules, its author rule, its history row.
         turn = form.instance
@@ -691,3 +714,24 @@ class TraineeAssignmentAdmin(RoleScopedAdmin):
     list_display = ("trainee", "supervisor", "assigned_at")
     list_select_related = ("trainee", "supervisor")
     raw_id_fields = ("trainee", "supervisor")
+
+
+@admin.register(LabelChange)
+class LabelChangeAdmin(RoleScopedAdmin):
+    """The golden labels' history (written by ``supervision.labelling``); read-only."""
+
+    trainee_path = "turn__session__trainee"
+    list_display = ("turn", "axis", "before", "after", "changed_by", "via", "changed_at", "note")
+    list_filter = ("axis", "via", trainee_list_filter("turn__session__trainee"))
+    search_fields = ("turn__utterance_id", "note")
+    list_select_related = ("turn", "changed_by")
+    readonly_fields = list_display
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -246,3 +246,34 @@ class SupervisorComment(models.Model):
     @property
     def severity(self) -> str | None:
         return (self.intent_deviation or {}).get("severity")
+
+
+class LabelChange(models.Model):
+    """The history of a turn's golden labels: one row per axis a write changed, written by
+    ``supervision.labelling`` (the admin's label forms and adjudication alike; imports are the file's)."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="label_changes", verbose_name=_("발화"))
+    axis = models.CharField(_("축"), max_length=16)
+    before = models.JSONField(_("이전"), null=True)
+    after = models.JSONField(_("이후"), null=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name=_("변경한 사람")
+    )
+    changed_at = models.DateTimeField(_("변경 시각"), auto_now_add=True)
+    via = models.CharField(_("경로"), max_length=32)
+    note = models.TextField(_("메모"), blank=True)
+
+    class Meta:
+        db_table = "label_change"
+        ordering = ["turn", "changed_at", "id"]
+        verbose_name = _("라벨 변경 이력")
+        verbose_name_plural = _("라벨 변경 이력")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(axis__in=("techniques", "client_states", "stage", "dialog_act")),
+                name="label_change_axis_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.turn_id}:{self.axis} {self.before} → {self.after}"

@@ -51,6 +51,10 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "safety.view_safetyreview",
         "safety.add_safetyreview",
         "safety.change_safetyreview",
+        "agreement.view_annotationrun",
+        "agreement.view_adjudicationdecision",
+        "agreement.add_adjudicationdecision",
+        "supervision.view_labelchange",
     ),
     Role.STAFF: (
         "supervision.view_session",
@@ -77,6 +81,10 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "gauge.view_gaugesnapshot",
         "gauge.view_targetband",
         "safety.view_safetyreview",
+        "agreement.view_annotationrun",
+        "agreement.add_annotationrun",
+        "agreement.view_adjudicationdecision",
+        "supervision.view_labelchange",
     ),
     Role.TRAINEE: (),
 }

@@ -47,9 +47,7 @@ class RowParser:
         def error(column: str, message: str) -> None:
             out.errors.append(RowError(row, column, message))
 
-        for column, value in raw.items():
-            if isinstance(value, str) and len(value) > self.max_chars:
-                error(str(column), f"칸의 길이가 {len(value):,}자로, 한도 {self.max_chars:,}자를 넘습니다.")
+        self.check_lengths(raw, raw.keys(), error)
         if out.errors:
             return out
         for column in REQUIRED:
@@ -64,13 +62,7 @@ class RowParser:
         speaker = lookup.speaker_code(speaker_raw) if speaker_raw else None
         if speaker_raw and speaker is None:
             error("speaker", f"화자 '{speaker_raw}'를 알 수 없습니다(counselor/client, 상담자/내담자, 상/내).")
-        stage_raw = self._string(raw, "stage", error)
-        stage = lookup.stage_code(stage_raw) if stage_raw else None
-        if stage_raw and stage is None:
-            error(
-                "stage",
-                f"단계 '{stage_raw}'를 알 수 없습니다(라포/탐색/개입/정리 또는 rapport/exploration/intervention/closing).",
-            )
+        stage = self.stage(raw, error)
         seq = self._seq(raw.get("seq"), error)
         text = self._string(raw, "text", error)
         source = self._string(raw, "source", error).strip()
@@ -87,24 +79,14 @@ class RowParser:
         if source and (problem := rules.source_problem(source)):
             error("source", problem)
 
-        techniques = self._labels(raw, "techniques", self.index.technique, self.index.closest_techniques, error)
-        client_states = self._labels(
-            raw, "client_states", self.index.client_state, self.index.closest_client_states, error
-        )
+        techniques = self.labels(raw, "techniques", error)
+        client_states = self.labels(raw, "client_states", error)
         if speaker:
             for column, message in rules.attach_problems(speaker, techniques=techniques, client_states=client_states):
                 error(column, message)
         nonverbal = self._list(raw, "nonverbal", error)
 
-        act = None
-        if not _blank(raw.get("dialog_act")):
-            act_raw = self._string(raw, "dialog_act", error)
-            act = lookup.dialog_act_code(act_raw)
-            if act is None:
-                error(
-                    "dialog_act",
-                    f"대화행위 '{act_raw}'를 알 수 없습니다(16개 대화행위 중 하나, 예: inform, silence, null).",
-                )
+        act = self.dialog_act(raw, error)
         act, correction = rules.corrected_dialog_act(text, act)
         if correction:
             out.warnings.append(RowError(row, "dialog_act", correction))
@@ -144,6 +126,47 @@ class RowParser:
             held_on=held_on,
         )
         return out
+
+    # Field by field, for readers of partial lines too (an annotation run rates a turn already stored,
+    # CONTRACT §7): the same cell rules as a golden line, in one place.
+
+    def check_lengths(self, raw: Mapping, columns, error) -> None:
+        for column in columns:
+            value = raw.get(column)
+            if isinstance(value, str) and len(value) > self.max_chars:
+                error(str(column), f"칸의 길이가 {len(value):,}자로, 한도 {self.max_chars:,}자를 넘습니다.")
+
+    def stage(self, raw: Mapping, error) -> str | None:
+        stage_raw = self._string(raw, "stage", error)
+        stage = lookup.stage_code(stage_raw) if stage_raw else None
+        if stage_raw and stage is None:
+            error(
+                "stage",
+                f"단계 '{stage_raw}'를 알 수 없습니다(라포/탐색/개입/정리 또는 rapport/exploration/intervention/closing).",
+            )
+        return stage
+
+    def dialog_act(self, raw: Mapping, error) -> str | None:
+        """The act as written (``None`` when blank); the silence correction is the caller's."""
+        if _blank(raw.get("dialog_act")):
+            return None
+        act_raw = self._string(raw, "dialog_act", error)
+        act = lookup.dialog_act_code(act_raw)
+        if act is None:
+            error(
+                "dialog_act",
+                f"대화행위 '{act_raw}'를 알 수 없습니다(16개 대화행위 중 하나, 예: inform, silence, null).",
+            )
+        return act
+
+    def labels(self, raw: Mapping, column: str, error) -> list[str]:
+        """``techniques`` or ``client_states``: codes, Korean names or surface labels → codes."""
+        if column == "techniques":
+            return self._labels(raw, column, self.index.technique, self.index.closest_techniques, error)
+        return self._labels(raw, column, self.index.client_state, self.index.closest_client_states, error)
+
+    def string(self, raw: Mapping, column: str, error) -> str:
+        return self._string(raw, column, error)
 
     @staticmethod
     def _string(raw: Mapping, column: str, error) -> str:
@@ -192,9 +215,14 @@ class RowParser:
         return [item.strip() for item in items if item.strip()]
 
     def _labels(self, raw: Mapping, column: str, resolve, suggest, error) -> list[str]:
-        # Spreadsheet cells repeat a lot ("reflection", "공감; 탐색질문"): a cell is resolved once per file.
+        # Cells repeat a lot ("reflection", "공감; 탐색질문", ["empathy"]): a cell is resolved once per file.
         cell = raw.get(column)
-        key = (column, cell) if isinstance(cell, str) else None
+        if isinstance(cell, str):
+            key = (column, cell)
+        elif isinstance(cell, list) and all(isinstance(item, str) for item in cell):
+            key = (column, tuple(cell))
+        else:
+            key = None
         cached = self._label_cells.get(key) if key else None
         if cached is None:
             codes: list[str] = []

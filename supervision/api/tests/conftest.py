@@ -8,6 +8,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from conftest import golden_session
+from supervision.agreement.tests.factories import saved_run
 from supervision.commenting import supervisor_comment_create
 from supervision.importing.service import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment, TurnClientState
@@ -83,6 +84,11 @@ def world(cast):
         "comment_b": add_comments(session_b, cast.supervisor_b),
         "safety_event_a": add_disclosure(session_a),
         "safety_event_b": add_disclosure(session_b),
+        # An evaluation AI's run over trainee_a's session only (supervisor_b has none of its turns).
+        "run_a": saved_run(
+            [{"utterance_id": t.utterance_id, "stage": "탐색"} for t in session_a.turns.order_by("seq")],
+            rater="eval-ai-world",
+        ),
     }
     tag_evidence_add(
         trainee_id=cast.trainee_a.pk,

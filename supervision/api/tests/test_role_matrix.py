@@ -82,6 +82,10 @@ MATRIX = (
         {"event_id": "@safety_event_a"},
         {"note": "다음 회기 전에 안전 계획을 함께 점검하기로 함"},
     ),
+    # Agreement figures are for supervisors and staff; a trainee gets 403, and a run over none of
+    # supervisor_b's trainees' turns does not exist for them.
+    Row("annotation-run-list", "get", (403, 403, 403, 200, 200, 200)),
+    Row("annotation-run-agreement", "get", (403, 403, 403, 200, 404, 200), {"pk": "@run_a"}),
     Row("api-schema", "get", EVERYONE),
     Row("api-docs", "get", (302, 200, 200, 200, 200, 200)),
 )

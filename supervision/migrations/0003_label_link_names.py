@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('supervision', '0001_initial'),
+        ('supervision', '0002_label_change_history'),
         ('taxonomy', '0003_codes_are_immutable'),
     ]
 

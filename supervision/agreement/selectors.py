@@ -1,0 +1,169 @@
+"""Reads for the agreement figures: the golden labels and saved runs as ``Ratings``, narrowed to the turns
+the viewer may see (``user=None``: the command line, which sees everything)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from supervision.models import Turn, TurnClientState, TurnTechnique
+from supervision.roles import sees_everything, trainee_filter
+from taxonomy import catalogue
+
+from .models import AdjudicationDecision, AnnotationRun, RunTurn
+from .scoring import NO_ACT, Ratings
+
+
+@dataclass
+class TurnTable:
+    """The stored turns of some sessions, by id: what validation and the figures need to know of them."""
+
+    names: dict[int, str] = field(default_factory=dict)  # utterance id
+    order: dict[int, tuple[str, int]] = field(default_factory=dict)  # (session code, seq)
+    sessions: dict[int, int] = field(default_factory=dict)
+    speakers: dict[int, str] = field(default_factory=dict)
+    stages: dict[int, str] = field(default_factory=dict)
+    acts: dict[int, str | None] = field(default_factory=dict)
+    by_name: dict[str, int] = field(default_factory=dict)
+
+
+# Kept for readers of the figures: the part of the table that names and orders turns.
+TurnIndex = TurnTable
+
+
+def turn_scope(user) -> Q:
+    """Turns of the trainees ``user`` may see (all of them for the command line)."""
+    if user is None:
+        return Q()
+    return trainee_filter(user, "session__trainee")
+
+
+def session_turns(*, codes: Collection[str] = (), session_ids: Collection[int] = (), user=None) -> TurnTable:
+    """One query: the turns of the sessions named by code or id that ``user`` may see."""
+    table = TurnTable()
+    where = Q(session__code__in=sorted(codes)) if codes else Q(session_id__in=sorted(session_ids))
+    rows = Turn.objects.filter(turn_scope(user), where).values_list(
+        "pk", "utterance_id", "session__code", "seq", "speaker", "stage_id", "dialog_act", "session_id"
+    )
+    for pk, utterance_id, code, seq, speaker, stage, act, session_id in rows:
+        table.names[pk] = utterance_id
+        table.by_name[utterance_id] = pk
+        table.order[pk] = (code, seq)
+        table.sessions[pk] = session_id
+        table.speakers[pk] = speaker
+        table.stages[pk] = stage
+        table.acts[pk] = act
+    return table
+
+
+def golden_ratings(
+    session_ids: Collection[int], user=None, *, turns: TurnTable | None = None
+) -> tuple[Ratings, TurnTable]:
+    """The golden labels of every turn of these sessions the user may see: three queries (two when
+    ``turns``, the same sessions' turns read for everyone, is at hand).
+
+    The golden set rates every axis of its speaker on every turn (an empty list is "none of these").
+    """
+    table = turns if turns is not None and user is None else session_turns(session_ids=session_ids, user=user)
+    ratings = Ratings(stage=dict(table.stages))
+    none = frozenset()
+    for pk, act in table.acts.items():
+        ratings.dialog_act[pk] = act or NO_ACT
+        if table.speakers[pk] == catalogue.COUNSELOR:
+            ratings.techniques[pk] = none
+        else:
+            ratings.client_states[pk] = none
+    for model, axis in ((TurnTechnique, ratings.techniques), (TurnClientState, ratings.client_states)):
+        codes: dict[int, list[str]] = {}
+        for turn_id, code in model.objects.filter(turn__session_id__in=sorted(session_ids)).values_list(
+            "turn_id", "label__code"
+        ):
+            codes.setdefault(turn_id, []).append(code)
+        for turn_id, labels in codes.items():
+            if turn_id in axis:  # in scope and on the speaker's axis
+                axis[turn_id] = frozenset(labels)
+    return ratings, table
+
+
+def run_session_ids(run: AnnotationRun) -> set[int]:
+    return set(
+        Turn.objects.filter(pk__in=RunTurn.objects.filter(run=run).values("turn_id"))
+        .values_list("session_id", flat=True)
+        .distinct()
+    )
+
+
+def run_ratings(run: AnnotationRun, user=None) -> Ratings:
+    """A saved run's answers on the turns the user may see (one query)."""
+    ratings = Ratings()
+    rows = RunTurn.objects.filter(run=run)
+    if user is not None and not sees_everything(user):
+        rows = rows.filter(_run_turn_scope(user))
+    for turn_id, techniques, states, stage, act_rated, act in rows.values_list(
+        "turn_id", "techniques", "client_states", "stage_id", "dialog_act_rated", "dialog_act"
+    ).iterator(chunk_size=10_000):
+        if techniques is not None:
+            ratings.techniques[turn_id] = frozenset(techniques)
+        if states is not None:
+            ratings.client_states[turn_id] = frozenset(states)
+        if stage is not None:
+            ratings.stage[turn_id] = stage
+        if act_rated:
+            ratings.dialog_act[turn_id] = act or NO_ACT
+    return ratings
+
+
+def _run_turn_scope(user) -> Q:
+    return trainee_filter(user, "turn__session__trainee")
+
+
+def latest_run(rater: str) -> AnnotationRun | None:
+    return AnnotationRun.objects.filter(rater=rater).order_by("-created_at", "-id").first()
+
+
+def _visible_turn_count(user) -> Coalesce:
+    rows = RunTurn.objects.filter(run_id=OuterRef("pk"))
+    if user is not None and not sees_everything(user):
+        rows = rows.filter(_run_turn_scope(user))
+    counted = rows.order_by().values("run_id").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def runs_visible(user) -> QuerySet[AnnotationRun]:
+    """Runs with their count of turns the user may see; a supervisor sees the runs that rated any turn of
+    their trainees (and only those turns count)."""
+    runs = AnnotationRun.objects.select_related("uploaded_by").annotate(turn_count=_visible_turn_count(user))
+    if user is not None and not sees_everything(user):
+        runs = runs.filter(turn_count__gt=0)
+    return runs.order_by("-created_at", "-id")
+
+
+def rater_versions(run: AnnotationRun, user=None) -> QuerySet[AnnotationRun]:
+    """The same rater's runs, oldest first: the trend of its versions."""
+    return runs_visible(user).filter(rater=run.rater).order_by("created_at", "id")
+
+
+def latest_runs_per_rater(user=None) -> list[AnnotationRun]:
+    """The newest run of each rater: the sources of Krippendorff's α next to the golden set."""
+    latest: dict[str, AnnotationRun] = {}
+    for run in runs_visible(user):
+        latest.setdefault(run.rater, run)
+    return list(latest.values())
+
+
+def decided_keys(run: AnnotationRun) -> set[tuple[int, str, str]]:
+    return set(AdjudicationDecision.objects.filter(run=run).values_list("turn_id", "axis", "label"))
+
+
+def decisions(run: AnnotationRun, user=None) -> QuerySet[AdjudicationDecision]:
+    rows = AdjudicationDecision.objects.filter(run=run).select_related("turn", "decided_by")
+    if user is not None:
+        rows = rows.filter(_run_turn_scope(user))
+    return rows
+
+
+def decisions_visible(user) -> QuerySet[AdjudicationDecision]:
+    return AdjudicationDecision.objects.filter(_run_turn_scope(user))

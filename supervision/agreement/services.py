@@ -1,0 +1,239 @@
+"""Agreement of a rater with the golden set (CONTRACT §7): scoring, saving a run, adjudicating differences.
+
+Scoring is set-based: the rater's answers and the golden labels of the sessions concerned are read in a
+few queries, then ``scoring`` computes every figure at once on arrays.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+
+from supervision.labelling import LabelRejected, turn_labels_update
+from supervision.models import Turn
+from supervision.roles import supervises
+from supervision.services import ServiceError
+
+from . import selectors
+from .models import AdjudicationDecision, AnnotationRun, Outcome, RaterKind, RunTurn
+from .reading import RunFile
+from .scoring import AXES, MULTI_LABEL_AXES, NO_ACT, Ratings, agreement, krippendorff_alpha, label_rank
+
+GOLDEN = "golden"
+PRESENT, ABSENT = "present", "absent"
+
+
+def _restricted(ratings: Ratings, turns: Collection[int]) -> Ratings:
+    """Only the turns in ``turns`` (the ones the viewer may see)."""
+    return Ratings(**{axis: {t: v for t, v in ratings.axis(axis).items() if t in turns} for axis in AXES})
+
+
+def score_ratings(
+    ratings: Ratings,
+    session_ids: Collection[int],
+    *,
+    rater: str,
+    against: AnnotationRun | None = None,
+    user=None,
+    turns: selectors.TurnTable | None = None,
+) -> dict:
+    """The §7 JSON of ``ratings`` against the golden labels, or against a saved run of another rater,
+    over the turns both rated that ``user`` may see (``None``: all). ``turns``: the sessions' turns
+    when the caller read them already (a run file's reader did)."""
+    if against is not None:
+        extra = selectors.run_session_ids(against) - set(session_ids)
+        session_ids, turns = set(session_ids) | extra, turns if not extra else None
+    golden, index = selectors.golden_ratings(session_ids, user, turns=turns)
+    reference = golden if against is None else _restricted(selectors.run_ratings(against, user), index.names)
+    figures = agreement(reference, _restricted(ratings, index.names), names=index.names, order=index.order)
+    return {"rater": rater, "against": GOLDEN if against is None else against.rater, **figures}
+
+
+def score_run(run: AnnotationRun, *, user=None, against: AnnotationRun | None = None) -> dict:
+    return score_ratings(
+        selectors.run_ratings(run, user), selectors.run_session_ids(run), rater=run.rater, against=against, user=user
+    )
+
+
+def score_against_rater(rater: str) -> AnnotationRun:
+    """The saved run ``--against RATER`` means: that rater's newest."""
+    run = selectors.latest_run(rater)
+    if run is None:
+        raise ServiceError(f"저장된 평가자 '{rater}'의 주석 실행이 없습니다(먼저 --save로 저장하세요).")
+    return run
+
+
+def alpha_across_sources(*, user=None, extra: tuple[str, RunFile] | None = None) -> dict:
+    """Krippendorff's α per axis across the golden set and the newest run of each rater (plus ``extra``,
+    a run being scored but not saved, which then stands in for its rater's saved one)."""
+    runs = [run for run in selectors.latest_runs_per_rater(user) if extra is None or run.rater != extra[0]]
+    sessions: set[int] = set(extra[1].session_ids) if extra else set()
+    for run in runs:
+        sessions |= selectors.run_session_ids(run)
+    golden, index = selectors.golden_ratings(sessions, user, turns=extra[1].turns if extra and not runs else None)
+    sources = [golden] + [_restricted(selectors.run_ratings(run, user), index.names) for run in runs]
+    names = [GOLDEN] + [run.rater for run in runs]
+    if extra is not None:
+        sources.append(_restricted(extra[1].ratings, index.names))
+        names.append(extra[0])
+    return {"sources": names, "axes": {axis: krippendorff_alpha(sources, axis) for axis in AXES}}
+
+
+@transaction.atomic
+def annotation_run_create(
+    *,
+    run_file: RunFile,
+    rater: str,
+    kind: str = RaterKind.AI,
+    note: str = "",
+    file_name: str,
+    uploaded_by=None,
+) -> AnnotationRun:
+    """Keeps a run that read without errors. It writes only its own rows: never a golden label."""
+    if not run_file.ok:
+        raise ServiceError("오류가 있는 파일은 저장할 수 없습니다.")
+    rater = rater.strip()
+    if not rater or len(rater) > 100:
+        raise ServiceError("평가자 이름은 1–100자로 적어 주세요.")
+    if kind not in RaterKind.values:
+        raise ServiceError(f"종류 '{kind}'는 ai 또는 human이어야 합니다.")
+    run = AnnotationRun(
+        rater=rater,
+        kind=kind,
+        note=note.strip()[:500],
+        uploaded_by=uploaded_by,
+        uploaded_from="admin" if uploaded_by is not None else f"command line ({_os_user()})",
+        file_name=file_name[:255],
+    )
+    run.full_clean()
+    run.save()
+    rows = [
+        RunTurn(
+            run=run,
+            turn_id=turn_id,
+            techniques=sorted(line.techniques) if line.techniques is not None else None,
+            client_states=sorted(line.client_states) if line.client_states is not None else None,
+            stage_id=line.stage,
+            dialog_act_rated=line.dialog_act_rated,
+            dialog_act=line.dialog_act,
+        )
+        for turn_id, line in run_file.lines
+    ]
+    RunTurn.objects.bulk_create(rows, batch_size=5000 if connection.vendor == "postgresql" else 500)
+    return run
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+# Adjudication ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One place where the rater and the golden set differ. On a multi-label axis ``label`` is present on
+    one side only (``golden``/``rater`` say ``present``/``absent``); on a single-valued axis ``label`` is
+    the rater's class and ``golden`` the golden one."""
+
+    turn_id: int
+    utterance_id: str
+    order: tuple[str, int]
+    axis: str
+    label: str
+    golden: str
+    rater: str
+
+
+def _differences(run_ratings: Ratings, golden: Ratings, index: selectors.TurnIndex) -> list[Difference]:
+    found = []
+    for axis in AXES:
+        theirs, ours = run_ratings.axis(axis), golden.axis(axis)
+        for turn in theirs.keys() & ours.keys():
+            name, order = index.names[turn], index.order[turn]
+            if axis in MULTI_LABEL_AXES:
+                for label in theirs[turn] - ours[turn]:
+                    found.append(Difference(turn, name, order, axis, label, ABSENT, PRESENT))
+                for label in ours[turn] - theirs[turn]:
+                    found.append(Difference(turn, name, order, axis, label, PRESENT, ABSENT))
+            elif theirs[turn] != ours[turn]:
+                found.append(Difference(turn, name, order, axis, theirs[turn], ours[turn], theirs[turn]))
+    return found
+
+
+def run_differences(run: AnnotationRun, user=None) -> list[Difference]:
+    """The adjudication queue: the differences on turns the user may see that nobody has decided yet,
+    grouped by axis and label, each group in transcript order."""
+    golden, index = selectors.golden_ratings(selectors.run_session_ids(run), user)
+    ratings = _restricted(selectors.run_ratings(run, user), index.names)
+    decided = selectors.decided_keys(run)
+    open_items = [d for d in _differences(ratings, golden, index) if (d.turn_id, d.axis, d.label) not in decided]
+    return sorted(open_items, key=lambda d: (AXES.index(d.axis), label_rank(d.axis, d.label), d.label, d.order))
+
+
+class AdjudicationRejected(ServiceError):
+    pass
+
+
+@transaction.atomic
+def adjudication_decide(
+    *, run: AnnotationRun, turn: Turn, axis: str, label: str, outcome: str, decided_by, note: str = ""
+) -> AdjudicationDecision:
+    """Records a supervisor's decision on one difference, once. ``accepted`` puts the rater's answer into
+    the golden set through the label service (with its history); ``kept`` leaves the golden label."""
+    if not supervises(decided_by, turn.session.trainee_id):
+        raise AdjudicationRejected("담당 수련생의 발화만 판정할 수 있습니다.")
+    if outcome not in Outcome.values:
+        raise AdjudicationRejected(f"결정 '{outcome}'는 accepted 또는 kept여야 합니다.")
+    golden, index = selectors.golden_ratings({turn.session_id})
+    ratings = _restricted(selectors.run_ratings(run), {turn.pk})
+    current = {
+        (d.axis, d.label): d
+        for d in _differences(ratings, _restricted(golden, {turn.pk}), index)
+        if d.turn_id == turn.pk
+    }
+    difference = current.get((axis, label))
+    if difference is None:
+        raise AdjudicationRejected("이 발화에서 평가자와 골든 세트가 이 라벨로 다르지 않습니다(이미 같거나 없는 항목).")
+    try:
+        with transaction.atomic():
+            decision = AdjudicationDecision.objects.create(
+                run=run,
+                turn=turn,
+                axis=axis,
+                label=label,
+                golden=difference.golden,
+                rater=difference.rater,
+                outcome=outcome,
+                note=note.strip(),
+                decided_by=decided_by,
+            )
+    except IntegrityError:
+        raise AdjudicationRejected("이 차이는 이미 판정했습니다.") from None
+    if outcome == Outcome.ACCEPTED:
+        why = f"주석 실행 #{run.pk}({run.rater}) 판정" + (f": {note.strip()}" if note.strip() else "")
+        try:
+            turn_labels_update(
+                turn=turn, changed_by=decided_by, via="adjudication", note=why, **_accepted(difference, golden)
+            )
+        except LabelRejected as rejected:
+            raise AdjudicationRejected(" ".join(m for ms in rejected.problems.values() for m in ms)) from None
+    return decision
+
+
+def _accepted(difference: Difference, golden: Ratings) -> dict:
+    """The label service's arguments that make the golden side say what the rater said."""
+    axis, turn = difference.axis, difference.turn_id
+    if axis in MULTI_LABEL_AXES:
+        labels = set(golden.axis(axis)[turn])
+        labels = labels | {difference.label} if difference.rater == PRESENT else labels - {difference.label}
+        return {axis: sorted(labels)}
+    if axis == "dialog_act":
+        return {"dialog_act": None if difference.rater == NO_ACT else difference.rater}
+    return {"stage": difference.rater}

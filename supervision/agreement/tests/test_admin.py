@@ -1,0 +1,142 @@
+"""The agreement screens as staff, supervisors and trainees use them (never only as a superuser)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from supervision.agreement.models import AdjudicationDecision, AnnotationRun, RunUpload
+from supervision.agreement.tests.conftest import run_lines
+from supervision.agreement.tests.factories import saved_run
+from supervision.labelling import turn_label_codes
+from supervision.models import LabelChange, Turn
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def jsonl(lines) -> bytes:
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+
+
+@pytest.fixture
+def run(golden):
+    return saved_run(run_lines("AG01") + run_lines("AG02"), rater="eval-ai-3")
+
+
+def upload(client, content: bytes, name="run.jsonl"):
+    return client.post(
+        "/admin/agreement/annotationrun/upload/",
+        {"file": SimpleUploadedFile(name, content), "rater": "eval-ai", "kind": "ai", "note": "v4"},
+    )
+
+
+def test_it_previews_every_error_of_a_bad_file_and_saves_nothing(cast, golden):
+    bad = jsonl(
+        [{"utterance_id": "AG01-C-001", "techniques": ["반엉"]}, {"utterance_id": "AG01-C-999", "stage": "탐색"}]
+    )
+    page = upload(client_for(cast.staff), bad).content.decode()
+    assert "오류 2건" in page
+    assert "<td>1</td><td><code>techniques</code></td>" in page and "reflection" in page
+    assert "<td>2</td><td><code>utterance_id</code></td>" in page
+    assert "확인하고 저장" not in page
+    assert not AnnotationRun.objects.exists()
+
+
+def test_it_previews_the_coverage_then_saves_the_run(cast, golden):
+    client = client_for(cast.staff)
+    page = upload(client, jsonl(run_lines("AG01"))).content.decode()
+    assert "발화 6개 · 회기 1개" in page and "확인하고 저장" in page
+    assert not AnnotationRun.objects.exists()
+    pending = RunUpload.objects.get()
+    response = client.post(f"/admin/agreement/annotationrun/upload/{pending.pk}/")
+    run = AnnotationRun.objects.get()
+    assert response.status_code == 302 and response["Location"].endswith(f"/{run.pk}/report/")
+    assert (run.rater, run.note, run.uploaded_by, run.file_name) == ("eval-ai", "v4", cast.staff, "run.jsonl")
+    assert not RunUpload.objects.exists()
+
+
+def test_it_lets_only_staff_upload(cast, golden):
+    assert upload(client_for(cast.supervisor_a), jsonl(run_lines("AG01"))).status_code == 403
+    response = upload(client_for(cast.trainee_a), jsonl(run_lines("AG01")))
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    assert not RunUpload.objects.exists()
+
+
+def test_it_reports_a_supervisor_over_their_own_trainees_turns(cast, run):
+    page = client_for(cast.supervisor_a).get(f"/admin/agreement/annotationrun/{run.pk}/report/").content.decode()
+    assert "담당 수련생의 발화만으로 계산한 값입니다." in page
+    assert "AG01-K-002" in page and "AG02-K-002" not in page
+    # Missed safety states come first, each linking to its turn on the transcript page.
+    k002 = Turn.objects.get(utterance_id="AG01-K-002")
+    assert page.index("놓친 안전 상태") < page.index("축별 일치도")
+    assert f'href="/admin/supervision/session/{k002.session_id}/change/#turn-5"' in page
+    assert page.count('class="chart"') == 4  # two F1 bar charts, two heat maps
+    assert "정의 안 됨" in page  # affect_contact's κ
+
+
+def test_it_hides_a_run_with_none_of_a_supervisors_turns(cast, golden):
+    only_a = saved_run(run_lines("AG01"), rater="only-a")
+    client = client_for(cast.supervisor_b)
+    assert client.get(f"/admin/agreement/annotationrun/{only_a.pk}/report/").status_code == 404
+    assert client.get(f"/admin/agreement/annotationrun/{only_a.pk}/adjudicate/").status_code == 404
+    assert "only-a" not in client.get("/admin/agreement/annotationrun/").content.decode()
+
+
+def test_it_shows_the_trend_of_a_raters_versions(cast, golden):
+    saved_run(run_lines("AG01"), rater="eval-ai")
+    later = saved_run([{"utterance_id": "AG01-C-001", "techniques": ["empathy", "reflection"]}], rater="eval-ai")
+    page = client_for(cast.staff).get(f"/admin/agreement/annotationrun/{later.pk}/report/").content.decode()
+    assert "버전별 추이" in page and page.count('class="current"') == 1
+    assert "<polyline" in page
+
+
+def test_a_supervisor_adjudicates_from_the_queue(cast, run):
+    client = client_for(cast.supervisor_a)
+    url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+    page = client.get(url).content.decode()
+    assert "8건" in page and "AG02-" not in page
+    turn = Turn.objects.get(utterance_id="AG01-C-002")
+    decision = {"turn": turn.pk, "axis": "techniques", "label": "exploration", "note": "맞는 라벨"}
+    response = client.post(url, {**decision, "outcome": "accepted"})
+    assert response.status_code == 302
+    assert "exploration" in turn_label_codes(turn)["techniques"]
+    assert LabelChange.objects.get(turn=turn).changed_by == cast.supervisor_a
+    assert "7건" in client.get(url).content.decode()
+    client.post(url, {**decision, "outcome": "kept"})  # a second decision on the same difference
+    assert AdjudicationDecision.objects.count() == 1
+
+
+def test_it_refuses_a_decision_outside_the_supervisors_scope(cast, run):
+    other = Turn.objects.get(utterance_id="AG02-C-002")
+    url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+    for user in (cast.supervisor_a, cast.staff):
+        client_for(user).post(
+            url, {"turn": other.pk, "axis": "techniques", "label": "exploration", "outcome": "accepted"}
+        )
+    assert not AdjudicationDecision.objects.exists()
+    assert turn_label_codes(other)["techniques"] == ["reflection"]
+    # Staff read the queue but get no decision buttons.
+    page = client_for(cast.staff).get(url).content.decode()
+    assert "담당 슈퍼바이저만 판정" in page and "평가자 라벨 채택</button>" not in page
+
+
+def test_it_lists_runs_in_a_constant_number_of_queries(cast, golden):
+    client = client_for(cast.staff)
+    saved_run(run_lines("AG01"), rater="r0")
+    client.get("/admin/agreement/annotationrun/")
+    with CaptureQueriesContext(connection) as one:
+        assert client.get("/admin/agreement/annotationrun/").status_code == 200
+    for n in range(1, 5):
+        saved_run(run_lines("AG01"), rater=f"r{n}")
+    with CaptureQueriesContext(connection) as five:
+        assert client.get("/admin/agreement/annotationrun/").status_code == 200
+    assert len(five) == len(one)

@@ -1,0 +1,60 @@
+"""The report and the adjudication queue in Chromium, as supervisor_a uses them, at laptop and phone width.
+
+Screenshots go to test-artifacts/screenshots/ (gitignored); the ones kept in docs/screenshots/ are copies.
+"""
+
+from __future__ import annotations
+
+from supervision.agreement.models import AdjudicationDecision
+from supervision.agreement.tests.conftest import run_lines
+from supervision.agreement.tests.factories import saved_run
+from supervision.feedback.tests.test_browser import SHOTS, log_in, pytestmark  # noqa: F401 (marks)
+from supervision.labelling import turn_label_codes
+from supervision.models import Turn
+
+LAPTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def test_a_supervisor_reads_the_report_and_adjudicates(browser, live_server, cast, golden, http_settings):
+    saved_run(run_lines("AG01"), rater="eval-ai")
+    run = saved_run(
+        [
+            {**line, "dialog_act": "inform"} if line["utterance_id"].endswith("K-002") else line
+            for line in run_lines("AG01")
+        ]
+        + run_lines("AG02"),
+        rater="eval-ai",
+        kind="ai",
+    )
+    context = browser.new_context(viewport=LAPTOP, locale="ko-KR")
+    page = context.new_page()
+    log_in(page, live_server.url, "supervisor_a")
+    page.wait_for_url(f"{live_server.url}/admin/")
+    page.goto(f"{live_server.url}/admin/agreement/annotationrun/{run.pk}/report/")
+    safety = page.locator("section.safety")
+    assert "AG01-K-002" in safety.inner_text() and "AG02" not in page.content()
+    assert page.locator("svg.chart").count() == 5  # two F1 bars, two heat maps, the trend of two versions
+    page.screenshot(path=SHOTS / "agreement-report-laptop.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=SHOTS / "agreement-report-phone.png", full_page=False)
+    page.set_viewport_size(LAPTOP)
+
+    safety.get_by_role("link", name="AG01-K-002").click()
+    page.wait_for_url("**/admin/supervision/session/*/change/#turn-5")
+
+    page.goto(f"{live_server.url}/admin/agreement/annotationrun/{run.pk}/adjudicate/")
+    group = page.locator("section.queue-group", has_text="exploration")
+    group.get_by_placeholder("메모(선택)").fill("탐색 질문이 맞습니다")
+    group.get_by_role("button", name="평가자 라벨 채택").click()
+    page.wait_for_load_state()
+    assert page.get_by_text("AG01-C-002: 평가자 라벨 채택 (accepted)").is_visible()
+    assert "exploration" in turn_label_codes(Turn.objects.get(utterance_id="AG01-C-002"))["techniques"]
+    kept = page.locator("section.queue-group", has_text="self_harm_disclosure")
+    kept.get_by_role("button", name="골든 유지").click()
+    page.wait_for_load_state()
+    assert AdjudicationDecision.objects.count() == 2
+    page.screenshot(path=SHOTS / "agreement-queue-laptop.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=SHOTS / "agreement-queue-phone.png", full_page=False)
+    context.close()
