@@ -272,6 +272,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     list_filter = ("held_on", trainee_list_filter("trainee"))
     search_fields = ("code", "title", "trainee__username", "turns__text")
     list_select_related = ("trainee",)
+    ordering = ("-held_on", "code")  # a stable order for the paginated change list
     raw_id_fields = ("trainee", "created_by")
     readonly_fields = ("taxonomy_version", "created_by", "created_at", "updated_at")
     date_hierarchy = "held_on"
