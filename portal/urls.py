@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from portal import views
+from portal.health import HealthzView
 from supervision.tags import urls as tag_urls
 
 admin.site.site_header = _("수련 감독 포털")
@@ -14,6 +15,7 @@ admin.site.index_title = _("관리")
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", HealthzView.as_view(), name="healthz"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from portal.queue import QueueUnavailable, enqueue
 from supervision.admin import RoleScopedAdmin
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
@@ -120,8 +121,12 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
     @admin.action(description=_("지금 다시 계산 (선택한 스냅숏의 날짜)"), permissions=("recompute",))
     def recompute(self, request, queryset):
         days = sorted(set(queryset.values_list("date", flat=True)))
-        for day in days:
-            nightly_review.delay(day.isoformat())
+        try:
+            for day in days:
+                enqueue(nightly_review, day.isoformat(), in_process_if_down=False)
+        except QueueUnavailable as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return
         self.message_user(
             request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": len(days)}, messages.SUCCESS
         )
