@@ -3,6 +3,7 @@
 See README.md ("Configuration") for the variables and their defaults.
 """
 
+import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -35,6 +36,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
+    "axes",
     "portal",
     "taxonomy",
     "supervision",
@@ -57,6 +59,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: turns a locked-out log-in into the Korean lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -86,7 +90,10 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Deferrable unique constraints exist on PostgreSQL only; the embedded SQLite demo database can do without.
-SILENCED_SYSTEM_CHECKS = ["models.W038"]
+# axes.W006 asks for lockout per address too: here it is per username on purpose (a training centre's
+# computers share one address), and a username's failures add up across addresses and browsers
+# (portal/tests/test_lockout.py proves that rotating the User-Agent does not escape it).
+SILENCED_SYSTEM_CHECKS = ["models.W038", "axes.W006"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -94,6 +101,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Log-in lockout (django-axes, portal/lockout.py): a username is refused after 10 failed log-ins, right
+# password or not, for LOGIN_LOCKOUT_MINUTES or until staff lift the lock in the admin ("로그인 잠금").
+# Counted per username only, never per address: a training centre's computers share one address.
+AUTHENTICATION_BACKENDS = [
+    "portal.lockout.LockoutBackend",
+    "portal.lockout.LockoutResettingModelBackend",
+]
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 30, minimum=1)
+AXES_FAILURE_LIMIT = 10
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "portal.lockout.lockout_response"
+# Attempts are kept in the database (AXES_HANDLER default), so lockout holds with Redis down.
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

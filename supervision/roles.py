@@ -73,6 +73,10 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "tags.view_tagtransition",
         "gauge.view_gaugesnapshot",
         "gauge.view_targetband",
+        # Log-in locks (django-axes): see them and lift them.
+        "axes.view_accessattempt",
+        "axes.delete_accessattempt",
+        "axes.view_accessfailurelog",
     ),
     Role.TRAINEE: (),
 }
