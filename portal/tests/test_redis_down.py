@@ -4,6 +4,7 @@ refused in Korean. Never a 5xx. Each test kills a redis-server of its own (never
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
@@ -140,7 +141,7 @@ def test_confirming_a_large_write_with_the_queue_down_keeps_the_preview_and_says
 
 
 @pytest.mark.django_db
-def test_recomputing_gauges_with_the_queue_down_says_so_in_korean(fixture_sessions, redis_gone, client):
+def test_recomputing_gauges_with_the_queue_down_says_so_in_korean(fixture_sessions, redis_gone, client):  # noqa: F811
     from supervision.gauge.models import GaugeSnapshot
     from supervision.gauge.services import gauge_compute
     from supervision.gauge.tests.conftest import DAY
@@ -177,7 +178,7 @@ def test_with_redis_killed_gunicorn_still_serves_pages_the_admin_the_api_and_tok
     token = server.request(
         "POST",
         TOKEN,
-        body='{"username": "supervisor_a", "password": "%s"}' % PASSWORD,
+        body=json.dumps({"username": "supervisor_a", "password": PASSWORD}),
         headers={"Content-Type": "application/json"},
     )
     answers["token"] = token.status
