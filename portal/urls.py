@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from portal import views
 from portal.health import HealthzView
@@ -16,6 +16,7 @@ admin.site.index_title = _("관리")
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", HealthzView.as_view(), name="healthz"),
+    path("palette.css", views.palette_css, name="palette-css"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
@@ -26,5 +27,10 @@ urlpatterns = [
     path("api/v1/", include(tag_urls.urlpatterns)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # A page: an anonymous visitor is sent to the log-in page rather than shown a 403.
-    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as a file of its own (no inline script, for the CSP).
+    path(
+        "api/docs/",
+        login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html")),
+        name="api-docs",
+    ),
 ]
