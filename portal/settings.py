@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "portal.sessions.IdleTimeoutMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -99,10 +100,17 @@ SILENCED_SYSTEM_CHECKS = ["models.W038", "axes.W006"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    # 12 characters for supervisors, staff and superusers; 8 for trainees (portal/sessions.py).
+    {"NAME": "portal.sessions.RoleMinimumLengthValidator", "OPTIONS": {"trainee_min_length": 8, "min_length": 12}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Shared computers: a session idle this long is logged out on its next request (portal/sessions.py), and the
+# session cookie dies with the browser.
+SESSION_IDLE_MINUTES = env_int("SESSION_IDLE_MINUTES", 60, minimum=1)
+# The stored session outlives the idle limit a little, so the middleware can say why the person was logged out.
+SESSION_COOKIE_AGE = 2 * SESSION_IDLE_MINUTES * 60
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 # Log-in lockout (django-axes, portal/lockout.py): a username is refused after 10 failed log-ins, right
 # password or not, for LOGIN_LOCKOUT_MINUTES or until staff lift the lock in the admin ("로그인 잠금").
 # Counted per username only, never per address: a training centre's computers share one address.
@@ -178,6 +186,8 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 REST_FRAMEWORK = {
