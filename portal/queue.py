@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 
 import redis
-from celery import current_app
 from django.conf import settings
+
+from portal.celery import app
 
 logger = logging.getLogger(__name__)
 
@@ -31,13 +32,13 @@ class QueueUnavailable(Exception):
 
 def runs_in_process() -> bool:
     """No broker configured (embedded `make run`), or tasks forced eager (tests): ``delay`` runs in-process."""
-    return bool(current_app.conf.task_always_eager) or not settings.REDIS_URL
+    return bool(app.conf.task_always_eager) or not settings.REDIS_URL
 
 
 def broker_answers() -> bool:
     if runs_in_process():
         return True
-    client = redis.Redis.from_url(current_app.conf.broker_url, socket_connect_timeout=0.5, socket_timeout=0.5)
+    client = redis.Redis.from_url(app.conf.broker_url, socket_connect_timeout=0.5, socket_timeout=0.5)
     try:
         return bool(client.ping())
     except redis.RedisError as exc:

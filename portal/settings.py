@@ -281,7 +281,9 @@ NIGHTLY_REVIEW_STEPS = (
     "supervision.trajectory.services.trajectory_nightly",
 )
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
-NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)
+NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=5)
+# First wait before the nightly task retries after a lost database connection (doubling, up to 30 min).
+NIGHTLY_RETRY_BACKOFF_SECONDS = env_int("NIGHTLY_RETRY_BACKOFF_SECONDS", 30, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -229,3 +229,67 @@ def production_password(user, password: str) -> None:
     hasher = PBKDF2PasswordHasher()
     user.password = hasher.encode(password, hasher.salt())
     user.save(update_fields=["password"])
+
+
+@dataclass
+class Worker:
+    """``celery -A portal worker`` on a private Redis, against the test database; killable with SIGKILL."""
+
+    env: dict[str, str]
+    pool: str = "solo"
+    process: subprocess.Popen | None = None
+    log_path: Path | None = None
+
+    def start(self, log_path: Path) -> Worker:
+        self.log_path = log_path
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "portal",
+                "worker",
+                f"--pool={self.pool}",
+                "--concurrency=1",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-n",
+                f"fault-{os.getpid()}-{free_port()}@%h",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log_path.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_until(lambda: b"ready." in log_path.read_bytes() or self.process.poll() is not None, 60, "worker")
+        assert self.process.poll() is None, self.log()
+        return self
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL to the worker and every process of its group: a crash, no clean-up of any kind."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def sender(broker_url: str):
+    """A Celery app of the test's own that sends to the private broker by task name (the portal's app in
+    this process stays on the suite's Redis)."""
+    from celery import Celery
+
+    return Celery("fault-test", broker=broker_url, backend=broker_url, set_as_current=False)
