@@ -16,3 +16,6 @@ max_requests_jitter = 200
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = "-"
 errorlog = "-"
+# gunicorn's control socket (one path per user by default) is not used; several servers on one machine would
+# share it.
+control_socket_disable = True
