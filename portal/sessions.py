@@ -13,11 +13,21 @@ import time
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
+from django.contrib.auth.signals import user_logged_in
 from django.core.exceptions import ValidationError
+from django.dispatch import receiver
 
 LAST_SEEN = "portal_last_seen"
 # Writing the session on every request would cost a database write per page; once a minute is enough.
 TOUCH_EVERY_SECONDS = 60
+
+
+@receiver(user_logged_in, dispatch_uid="portal.sessions.seen_at_log_in")
+def seen_at_log_in(sender, request=None, **kwargs):
+    """The log-in writes the session anyway: the idle clock starts there, not with a write on the next page."""
+    session = getattr(request, "session", None)
+    if session is not None:
+        session[LAST_SEEN] = int(time.time())
 
 
 class IdleTimeoutMiddleware:
