@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "portal.middleware.RejectMalformedRequestMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -104,6 +105,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "portal.sessions.RoleMinimumLengthValidator", "OPTIONS": {"trainee_min_length": 8, "min_length": 12}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Not a rule: its password_changed hook revokes the user's API tokens on every password change.
+    {"NAME": "supervision.api.tokens.RevokeTokensOnPasswordChange"},
 ]
 # Shared computers: a session idle this long is logged out on its next request (portal/sessions.py), and the
 # session cookie dies with the browser.
@@ -193,7 +196,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "supervision.api.tokens.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # DRF's own JSON parser answers 500 to deeply nested JSON (RecursionError).
@@ -208,7 +211,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Only scoped views are throttled; the token endpoint guards against password guessing.
     "DEFAULT_THROTTLE_RATES": {"auth_token": env_str("API_TOKEN_THROTTLE_RATE", "10/min")},
+    # Proxies in front of the portal that append to X-Forwarded-For. 0: throttles key on the socket address
+    # and ignore the header, which any client can set.
+    "NUM_PROXIES": env_int("TRUSTED_PROXIES", 0, minimum=0),
 }
+API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 24, minimum=1)
 SPECTACULAR_SETTINGS = {
     "TITLE": "수련 감독 포털 API",
     "DESCRIPTION": "Supervision portal for counselling training.",

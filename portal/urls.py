@@ -19,6 +19,8 @@ urlpatterns = [
     path("palette.css", views.palette_css, name="palette-css"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/", admin.site.urls),
     path("feedback/", include("supervision.feedback.urls")),
     path("feedback/", include(tag_urls.feedback_urlpatterns)),

@@ -2,5 +2,8 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from portal.serving import refuse_the_development_key
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+refuse_the_development_key()
 application = get_wsgi_application()

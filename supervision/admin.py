@@ -9,17 +9,28 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from supervision import presentation, rules
-from supervision.commenting import CommentRejected, comment_problems, supervisor_comment_create
+from supervision.commenting import (
+    CommentForbidden,
+    CommentRejected,
+    comment_change_problem,
+    comment_problems,
+    resolve_intent_deviation,
+    supervisor_comment_create,
+    supervisor_comment_delete,
+    supervisor_comment_update,
+)
 from supervision.feedback import selectors as feedback_selectors
 from supervision.importing.admin import SpreadsheetImportMixin
 from supervision.models import (
@@ -34,6 +45,7 @@ from supervision.models import (
     TurnTechnique,
 )
 from supervision.roles import supervises, trainee_filter, visible_trainees
+from supervision.services import ServiceError, TurnRejected, turn_edit_problems, turn_update
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -58,9 +70,13 @@ def trainee_list_filter(trainee_path: str):
 
         def queryset(self, request, queryset):
             value = self.value()
-            if value and value.isdigit():
-                return queryset.filter(**{f"{trainee_path}__pk": int(value)})
-            return queryset
+            if not value:
+                return queryset
+            # str.isdigit() accepts '²' and other digits int() refuses; a value that is not an id matches nothing.
+            trainee_id = int(value) if value.isascii() and value.isdigit() and len(value) < 10 else None
+            if trainee_id is None:
+                return queryset.none()
+            return queryset.filter(**{f"{trainee_path}__pk": trainee_id})
 
     TraineeFilter.title = _("수련생")
     return TraineeFilter
@@ -88,14 +104,14 @@ class CommentForm(forms.ModelForm):
         required=False,
         max_length=rules.MAX_SHORT_FIELD,
         widget=TechniqueCodeInput,
-        help_text=_("기법 코드(예: cognitive_restructuring) 또는 자유 서술"),
+        help_text=_("기법의 한글 이름이나 코드(예: 홀딩, cognitive_restructuring)"),
     )
     actual = forms.CharField(
         label=_("실제(actual)"),
         required=False,
         max_length=rules.MAX_SHORT_FIELD,
         widget=TechniqueCodeInput,
-        help_text=_("기법 코드 또는 자유 서술"),
+        help_text=_("기법의 한글 이름이나 코드"),
     )
     severity = forms.ChoiceField(label=_("심각도"), required=False, choices=[("", "—"), *Severity.choices])
 
@@ -114,11 +130,20 @@ class CommentForm(forms.ModelForm):
         deviation = {key: data[key] for key in rules.INTENT_DEVIATION_KEYS if data.get(key)}
         if "kind" in data and "text" in data:
             # The same checks as supervision.commenting (API, transcript form): one rule, one place.
-            problems = comment_problems(kind=data["kind"], text=data["text"], intent_deviation=deviation)
+            problems = comment_problems(
+                kind=data["kind"],
+                text=data["text"],
+                intent_deviation=deviation,
+                stored=self.instance.intent_deviation or {},
+            )
             for field, messages in problems.items():
                 for message in messages:
+                    # Deviation problems read "expected: …"; show them under their own input.
+                    key, _sep, rest = message.partition(": ")
+                    if field == "intent_deviation" and key in self.fields:
+                        field, message = key, rest
                     self.add_error(field if field in self.fields else None, message)
-        self.instance.intent_deviation = deviation
+        self.instance.intent_deviation = resolve_intent_deviation(deviation)
         return data
 
 
@@ -130,14 +155,23 @@ class AttachRuleFormSet(BaseInlineFormSet):
     def clean(self):
         super().clean()
         codes = [
-            form.cleaned_data["label"].code
+            code
             for form in self.forms
-            if form.cleaned_data.get("label") and not form.cleaned_data.get("DELETE")
+            if not form.cleaned_data.get("DELETE") and (code := self._label_code(form)) is not None
         ]
         labels = {"techniques": [], "client_states": []}
         labels[self.axis] = codes
         for _field, message in rules.attach_problems(self.instance.speaker, **labels):
             raise forms.ValidationError(message)
+
+    @staticmethod
+    def _label_code(form) -> str | None:
+        # For rows the user may only view, the admin hands over ``form.initial`` (the label's id, not the
+        # label) as cleaned data; the stored row's label is the one that stays.
+        label = form.cleaned_data.get("label")
+        if label is not None and not hasattr(label, "code"):
+            label = form.instance.label if form.instance.pk else None
+        return None if label is None else label.code
 
 
 class TechniqueFormSet(AttachRuleFormSet):
@@ -156,6 +190,9 @@ class TurnTechniqueInline(admin.TabularInline):
     verbose_name = _("기법")
     verbose_name_plural = _("기법 (상담자 발화)")
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("label")
+
 
 class TurnClientStateInline(admin.TabularInline):
     model = TurnClientState
@@ -165,16 +202,50 @@ class TurnClientStateInline(admin.TabularInline):
     verbose_name = _("내담자 상태")
     verbose_name_plural = _("내담자 상태 (내담자 발화)")
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("label")
+
+
+class CommentFormSet(BaseInlineFormSet):
+    """A turn's comments: changes and deletes of existing ones follow the comment service's author rule."""
+
+    user = None  # set by CommentInline.get_formset
+
+    def clean(self):
+        super().clean()
+        for form in self.initial_forms:
+            if not (form.has_changed() or form in self.deleted_forms):
+                continue
+            if problem := comment_change_problem(user=self.user, comment=form.instance):
+                raise forms.ValidationError(problem)
+
 
 class CommentInline(admin.StackedInline):
     model = SupervisorComment
     form = CommentForm
+    formset = CommentFormSet
     extra = 0
     fields = ("kind", "text", "dimension", "expected", "actual", "severity", "replies_display")
     readonly_fields = ("replies_display",)
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("written_by").prefetch_related("replies__author")
+        # AI suggestions are accepted or dismissed on their own page, never edited as plain comments.
+        return (
+            super()
+            .get_queryset(request)
+            .filter(is_suggestion=False)
+            .select_related("written_by")
+            .prefetch_related("replies__author")
+        )
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.user = request.user
+        return formset
+
+    def has_add_permission(self, request, obj=None):
+        allowed = super().has_add_permission(request, obj)
+        return allowed and obj is not None and supervises(request.user, obj.session.trainee_id)
 
     @admin.display(description=_("수련생 답글"))
     def replies_display(self, obj):
@@ -188,7 +259,8 @@ def replies_html(comment):
     return format_html_join(
         "",
         '<p class="reply"><strong>{}</strong> <span class="code">{}</span><br>{}</p>',
-        ((r.author.username, r.created_at.strftime("%Y-%m-%d %H:%M"), r.text) for r in replies),
+        # In PORTAL_TIME_ZONE like every page, never UTC.
+        ((r.author.username, timezone.localtime(r.created_at).strftime("%Y-%m-%d %H:%M"), r.text) for r in replies),
     )
 
 
@@ -227,9 +299,43 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                 "<int:object_id>/turns/<int:turn_id>/comment/",
                 self.admin_site.admin_view(self.comment_add_view),
                 name="supervision_session_comment",
-            )
+            ),
+            path(
+                "<int:object_id>/suggestions/<int:comment_id>/<str:decision>/",
+                self.admin_site.admin_view(self.suggestion_review_view),
+                name="supervision_session_suggestion",
+            ),
         ]
         return extra + super().get_urls()
+
+    def suggestion_review_view(self, request, object_id, comment_id, decision):
+        """수락 / 기각 of an AI suggestion from its card on the transcript, through the suggestion services."""
+        from supervision.gauge.services import suggestion_accept, suggestion_dismiss
+
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        review = {"accept": suggestion_accept, "dismiss": suggestion_dismiss}.get(decision)
+        session = self.get_object(request, str(object_id))
+        if review is None or session is None:
+            raise Http404
+        comment = (
+            SupervisorComment.objects.filter(turn__session=session, pk=comment_id, is_suggestion=True)
+            .select_related("turn__session")
+            .first()
+        )
+        url = reverse("admin:supervision_session_change", args=[session.pk])
+        if comment is None:
+            messages.warning(request, _("이미 처리된 제안입니다."))
+            return HttpResponseRedirect(url)
+        try:
+            review(comment=comment, user=request.user)
+        except ServiceError as refused:
+            raise PermissionDenied(str(refused)) from refused
+        done = (
+            _("AI 제안을 수락했습니다. 이제 내 논평입니다.") if decision == "accept" else _("AI 제안을 기각했습니다.")
+        )
+        messages.success(request, done)
+        return HttpResponseRedirect(f"{url}#turn-{comment.turn.seq}")
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         session = self.get_object(request, object_id)
@@ -245,9 +351,11 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "query": request.GET.get("q", "").strip(),
         }
         turns = list(feedback_selectors.transcript_turns(session, reader=None, include_suggestions=True, **filters))
+        session_suggestions = feedback_selectors.pop_session_wide_suggestions(turns)
         all_stages = list(session.turns.order_by("seq").values_list("stage_id", flat=True))
         return {
             "transcript": turns,
+            "session_suggestions": session_suggestions,
             "transcript_filters": filters,
             "transcript_filtered": any(filters.values()),
             "stage_codes": all_stages,
@@ -305,6 +413,41 @@ def _accepted_critique(prefix: str):
     return Q(**{f"{prefix}kind": CommentKind.CRITIQUE, f"{prefix}is_suggestion": False})
 
 
+class NonverbalField(forms.CharField):
+    """Nonverbal cues as lines of text, one cue a line, stored as the list the golden format keeps."""
+
+    widget = forms.Textarea(attrs={"rows": 3, "cols": 40})
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value):
+        return [line.strip() for line in super().to_python(value).splitlines() if line.strip()]
+
+
+class TurnForm(forms.ModelForm):
+    """A turn's stage, words, cues and act under the importer's rules (``services.turn_update``)."""
+
+    nonverbal = NonverbalField(
+        label=_("비언어 단서"), required=False, help_text=_("한 줄에 하나씩 적습니다. 예: (침묵), [한숨]")
+    )
+
+    class Meta:
+        model = Turn
+        fields = ("stage", "text", "nonverbal", "dialog_act")
+
+    def clean(self):
+        data = super().clean()
+        if {"text", "nonverbal"} <= data.keys():
+            problems = turn_edit_problems(
+                text=data["text"], nonverbal=data["nonverbal"], dialog_act=data.get("dialog_act") or None
+            )
+            for field, messages in problems.items():
+                for message in messages:
+                    self.add_error(field, message)
+        return data
+
+
 @admin.register(Turn)
 class TurnAdmin(RoleScopedAdmin):
     trainee_path = "session__trainee"
@@ -322,6 +465,7 @@ class TurnAdmin(RoleScopedAdmin):
     raw_id_fields = ("session",)
     readonly_fields = ("session", "seq", "utterance_id", "speaker")
     fields = ("session", "seq", "utterance_id", "speaker", "stage", "text", "nonverbal", "dialog_act")
+    form = TurnForm
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("techniques", "client_states")
@@ -344,15 +488,66 @@ class TurnAdmin(RoleScopedAdmin):
     def has_add_permission(self, request):
         return False  # turns arrive through the importer, which keeps seq 0..N-1
 
+    def response_change(self, request, obj):
+        # Labels are edited from the transcript: go back there, at this turn, unless the user asked to stay.
+        if "_continue" in request.POST or "_saveasnew" in request.POST or "_addanother" in request.POST:
+            return super().response_change(request, obj)
+        self.message_user(request, _("%(turn)s을(를) 저장했습니다.") % {"turn": obj.utterance_id}, messages.SUCCESS)
+        url = reverse("admin:supervision_session_change", args=[obj.session_id])
+        return HttpResponseRedirect(f"{url}#turn-{obj.seq}")
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        try:
+            warnings = turn_update(
+                turn=obj,
+                stage=data["stage"],
+                text=data["text"],
+                nonverbal=data["nonverbal"],
+                dialog_act=data.get("dialog_act") or None,
+            )
+        except TurnRejected as rejected:  # the form ran the same rules; only a race gets here
+            raise PermissionDenied(" ".join(m for ms in rejected.problems.values() for m in ms)) from rejected
+        for warning in warnings:
+            self.message_user(request, warning, messages.WARNING)
+
     def save_formset(self, request, form, formset, change):
-        instances = formset.save(commit=False)
-        for obj in formset.deleted_objects:
-            obj.delete()
-        for instance in instances:
-            if isinstance(instance, SupervisorComment) and instance.pk is None:
-                instance.written_by = request.user
-            instance.save()
-        formset.save_m2m()
+        if formset.model is not SupervisorComment:
+            super().save_formset(request, form, formset, change)  # labels: the attach rule ran in clean()
+            return
+        # Comments go through the comment service: its rules, its author rule, its history row.
+        turn = form.instance
+        # The admin's change message reads these three lists, as after formset.save().
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        for comment_form in formset.forms:
+            comment = comment_form.instance
+            try:
+                if comment_form in formset.deleted_forms:
+                    if comment.pk:
+                        supervisor_comment_delete(comment=comment, deleted_by=request.user)
+                        formset.deleted_objects.append(comment)
+                elif comment.pk and comment_form.has_changed():
+                    data = comment_form.cleaned_data
+                    supervisor_comment_update(
+                        comment=comment,
+                        changed_by=request.user,
+                        kind=data["kind"],
+                        text=data["text"],
+                        intent_deviation=comment.intent_deviation,
+                    )
+                    formset.changed_objects.append((comment, comment_form.changed_data))
+                elif not comment.pk and comment_form.has_changed():
+                    data = comment_form.cleaned_data
+                    created = supervisor_comment_create(
+                        turn=turn,
+                        kind=data["kind"],
+                        text=data["text"],
+                        intent_deviation=comment.intent_deviation,
+                        written_by=request.user,
+                    )
+                    formset.new_objects.append(created)
+            except (CommentRejected, CommentForbidden) as refused:  # checked in clean(); only a race gets here
+                raise PermissionDenied(str(refused)) from refused
 
 
 def label_chips_html(turn):
@@ -388,16 +583,27 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
     readonly_fields = ("replies_display",)
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(reply_total=Count("replies")).prefetch_related("replies__author")
+        # AI suggestions have their own admin (accept / dismiss); here only comments people wrote.
+        return (
+            super()
+            .get_queryset(request)
+            .filter(is_suggestion=False)
+            .annotate(reply_total=Count("replies"))
+            .prefetch_related("replies__author")
+        )
+
+    def has_change_permission(self, request, obj=None):
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or comment_change_problem(user=request.user, comment=obj) is None)
+
+    def has_delete_permission(self, request, obj=None):
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or comment_change_problem(user=request.user, comment=obj) is None)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "turn":
             kwargs["queryset"] = Turn.objects.filter(trainee_filter(request.user, "session__trainee"))
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        kwargs["fields"] = ("turn", "kind", "text")
-        return super().get_form(request, obj, change, **kwargs)
 
     @admin.display(description=_("내용"))
     def short_text(self, obj):
@@ -415,10 +621,47 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
     def replies_display(self, obj):
         return replies_html(obj)
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["fields"] = ("turn", "kind", "text")
+        return super().get_form(request, obj, change, **kwargs)
+
     def save_model(self, request, obj, form, change):
-        if not change:
-            obj.written_by = request.user
-        super().save_model(request, obj, form, change)
+        # Through the comment service (rules, author rule, history); the admin then reads ``obj``'s pk.
+        data = form.cleaned_data
+        try:
+            if change:
+                supervisor_comment_update(
+                    comment=obj,
+                    changed_by=request.user,
+                    kind=data["kind"],
+                    text=data["text"],
+                    intent_deviation=obj.intent_deviation,
+                )
+            else:
+                if not supervises(request.user, data["turn"].session.trainee_id):
+                    raise CommentForbidden("이 수련생의 슈퍼바이저만 논평을 쓸 수 있습니다.")
+                created = supervisor_comment_create(
+                    turn=data["turn"],
+                    kind=data["kind"],
+                    text=data["text"],
+                    intent_deviation=obj.intent_deviation,
+                    written_by=request.user,
+                )
+                obj.pk, obj.written_by, obj.author = created.pk, created.written_by, created.author
+                obj._state.adding = False
+        except (CommentRejected, CommentForbidden) as refused:
+            raise PermissionDenied(str(refused)) from refused
+
+    def delete_model(self, request, obj):
+        try:
+            supervisor_comment_delete(comment=obj, deleted_by=request.user)
+        except CommentForbidden as refused:
+            raise PermissionDenied(str(refused)) from refused
+
+    @transaction.atomic
+    def delete_queryset(self, request, queryset):
+        for comment in queryset.select_related("turn__session"):
+            self.delete_model(request, comment)
 
     def _history_visible(self, request, object_id) -> bool:
         # simple_history falls back to the historical rows when the object is not in get_queryset, which

@@ -2,8 +2,9 @@
 
 The audit trail is ``SupervisorComment.history`` (django-simple-history); the acting user is set on the
 instance so that the history names them whether the write comes from a request, a task or a command.
-Who may write is the caller's check (``supervision.api.permissions``); what may be written is checked here
-with the shared rules.
+Who may create is the caller's check (``roles.supervises``, through ``supervision.api.permissions`` and the
+admin); who may change or delete an existing comment is decided here, once, for the admin and the API
+(``comment_change_problem``); what may be written is checked here with the shared rules.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from django.db import transaction
 
 from supervision import rules
 from supervision.models import CommentAuthor, SupervisorComment, Turn
+from taxonomy import catalogue
+from taxonomy.lookup import LabelIndex
 
 
 class CommentRejected(Exception):
@@ -25,11 +28,14 @@ class CommentRejected(Exception):
         self.problems = problems
 
 
-def comment_problems(*, kind: str, text: str, intent_deviation: object) -> dict[str, list[str]]:
+def comment_problems(
+    *, kind: str, text: str, intent_deviation: object, stored: Mapping | None = None
+) -> dict[str, list[str]]:
     """Everything wrong with a comment, by field (Korean messages). The admin forms show these too, so
     every entry point checks the same things: kind, text (non-empty, length, privacy guard) and the
     intent deviation's shape and kind."""
     problems: dict[str, list[str]] = {}
+    intent_deviation = resolve_intent_deviation(intent_deviation)
 
     def add(field: str, message: str | None) -> None:
         if message:
@@ -42,24 +48,85 @@ def comment_problems(*, kind: str, text: str, intent_deviation: object) -> dict[
         add("text", f"내용은 {settings.IMPORT_MAX_CELL_CHARS:,}자 이내여야 합니다.")
     else:
         add("text", rules.personal_identifier_problem(text))
-    for key, message in rules.intent_deviation_problems(intent_deviation):
+    shape = rules.intent_deviation_problems(intent_deviation)
+    for key, message in shape:
         add("intent_deviation", f"{key}: {message}")
+    if not shape:
+        for key, message in _technique_problems(intent_deviation, stored or {}):
+            add("intent_deviation", f"{key}: {message}")
     add("intent_deviation", rules.intent_deviation_kind_problem(kind, intent_deviation))
     return problems
 
 
-def _check(*, kind: str, text: str, intent_deviation: dict) -> None:
-    if problems := comment_problems(kind=kind, text=text, intent_deviation=intent_deviation):
+class CommentForbidden(Exception):
+    """The user may not change or delete this comment (a message for the user)."""
+
+
+def comment_change_problem(*, user, comment: SupervisorComment) -> str | None:
+    """The author rule (CONTRACT §5): a supervisor's comment is changed or deleted by its author only — not
+    by a supervisor the trainee was reassigned to, nor by a superuser — so the byline stays true. AI
+    suggestions are accepted or dismissed instead."""
+    if comment.is_suggestion:
+        return "AI 제안은 수정하거나 지울 수 없습니다. 승인하거나 기각해 주세요."
+    if comment.written_by_id is not None and comment.written_by_id == user.pk:
+        return None
+    return "논평은 작성한 슈퍼바이저만 고치거나 지울 수 있습니다."
+
+
+def _check_may_change(user, comment: SupervisorComment) -> None:
+    if problem := comment_change_problem(user=user, comment=comment):
+        raise CommentForbidden(problem)
+
+
+def _check(*, kind: str, text: str, intent_deviation: dict, stored: Mapping | None = None) -> None:
+    if problems := comment_problems(kind=kind, text=text, intent_deviation=intent_deviation, stored=stored):
         raise CommentRejected(problems)
 
 
-def _deviation(value: object) -> object:
-    # Empty items are the same as absent ones, as in the admin form; a non-object is left for _check.
+TECHNIQUE_KEYS = ("expected", "actual")
+_KEY_KO = {"expected": "권장(expected)", "actual": "실제(actual)"}
+
+
+def resolve_intent_deviation(value: object) -> object:
+    """Empty items dropped (as in the admin form); ``expected``/``actual`` typed as a technique code, its
+    Korean name or an alias (the importer's alias lookup) become the code. A non-object is left for the
+    checks, and so is a name that resolves to nothing (``comment_problems`` names the closest labels)."""
     if value is None:
         return {}
-    if isinstance(value, Mapping):
-        return {key: item for key, item in value.items() if item not in (None, "")}
-    return value
+    if not isinstance(value, Mapping):
+        return value
+    resolved, index = {}, None
+    for key, item in value.items():
+        if item in (None, ""):
+            continue
+        if key in TECHNIQUE_KEYS and isinstance(item, str) and item not in catalogue.TECHNIQUE_CODES:
+            index = index or LabelIndex.load()
+            item = index.technique(item) or item
+        resolved[key] = item
+    return resolved
+
+
+def _technique_problems(deviation: object, stored: Mapping) -> list[tuple[str, str]]:
+    if not isinstance(deviation, Mapping):
+        return []
+    problems = []
+    for key in TECHNIQUE_KEYS:
+        item = deviation.get(key)
+        # A value already stored is kept as it is (an accepted AI suggestion may name a category band).
+        if isinstance(item, str) and item not in catalogue.TECHNIQUE_CODES and item != stored.get(key):
+            closest = LabelIndex.load().closest_techniques(item)
+            hint = ", ".join(f"{catalogue.TECHNIQUES_BY_CODE[c].ko} ({c})" for c in closest)
+            problems.append(
+                (
+                    key,
+                    f"{_KEY_KO[key]} '{item}'은(는) 기법이 아닙니다. 기법 코드나 한글 이름을 적어 주세요"
+                    + (f"(가까운 기법: {hint})." if hint else "."),
+                )
+            )
+    return problems
+
+
+_deviation = resolve_intent_deviation
 
 
 @transaction.atomic
@@ -92,10 +159,11 @@ def supervisor_comment_update(
     intent_deviation: dict | None = None,
 ) -> SupervisorComment:
     """Changes the given fields (``None`` keeps a field); ``intent_deviation`` replaces the whole object."""
+    _check_may_change(changed_by, comment)
     kind = comment.kind if kind is None else kind
     text = comment.text if text is None else text
     deviation = comment.intent_deviation if intent_deviation is None else _deviation(intent_deviation)
-    _check(kind=kind, text=text, intent_deviation=deviation)
+    _check(kind=kind, text=text, intent_deviation=deviation, stored=comment.intent_deviation or {})
     comment.kind, comment.text, comment.intent_deviation = kind, text, deviation
     comment.full_clean()
     comment._history_user = changed_by
@@ -105,5 +173,6 @@ def supervisor_comment_update(
 
 @transaction.atomic
 def supervisor_comment_delete(*, comment: SupervisorComment, deleted_by) -> None:
+    _check_may_change(deleted_by, comment)
     comment._history_user = deleted_by
     comment.delete()

@@ -2,6 +2,9 @@
 
 Reads are set-based: per batch of sessions, one query each for turns, technique links, client-state
 links and comments. Suggestions that no supervisor has accepted are never exported.
+
+Callers hand in the sessions to export as a queryset already narrowed to what the reader may see
+(``selectors.golden_sessions``); nothing here widens a selection, and an empty one exports nothing.
 """
 
 from __future__ import annotations
@@ -30,13 +33,6 @@ def golden_lines(sessions: Iterable[Session]) -> Iterator[dict]:
 def golden_jsonl(sessions: Iterable[Session]) -> Iterator[str]:
     for line in golden_lines(sessions):
         yield json.dumps(line, ensure_ascii=False) + "\n"
-
-
-def export_sessions(codes: list[str] | None = None):
-    sessions = Session.objects.select_related("trainee").order_by("code")
-    if codes:
-        sessions = sessions.filter(code__in=codes)
-    return sessions
 
 
 def _batch_lines(sessions: list[Session]) -> Iterator[dict]:

@@ -153,7 +153,7 @@ class Turn(models.Model):
 
 class TurnTechnique(models.Model):
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="technique_links")
-    label = models.ForeignKey(TechniqueLabelDef, on_delete=models.PROTECT, related_name="+")
+    label = models.ForeignKey(TechniqueLabelDef, on_delete=models.PROTECT, related_name="+", verbose_name=_("기법"))
 
     class Meta:
         db_table = "turn_technique"
@@ -163,12 +163,12 @@ class TurnTechnique(models.Model):
         constraints = [models.UniqueConstraint(fields=["turn", "label"], name="turn_technique_unique")]
 
     def __str__(self) -> str:
-        return f"{self.turn_id}:{self.label_id}"
+        return f"{self.label.ko} ({self.label.code})"
 
 
 class TurnClientState(models.Model):
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="client_state_links")
-    label = models.ForeignKey(ClientStateDef, on_delete=models.PROTECT, related_name="+")
+    label = models.ForeignKey(ClientStateDef, on_delete=models.PROTECT, related_name="+", verbose_name=_("내담자 상태"))
 
     class Meta:
         db_table = "turn_client_state"
@@ -178,7 +178,7 @@ class TurnClientState(models.Model):
         constraints = [models.UniqueConstraint(fields=["turn", "label"], name="turn_client_state_unique")]
 
     def __str__(self) -> str:
-        return f"{self.turn_id}:{self.label_id}"
+        return f"{self.label.ko} ({self.label.code})"
 
 
 class SupervisorComment(models.Model):

@@ -71,10 +71,15 @@ def session_code_problem(code: str) -> str | None:
 def attach_problems(speaker: str, *, techniques: Iterable[str], client_states: Iterable[str]) -> list[tuple[str, str]]:
     """Techniques only on counselor turns, client states only on client turns: ``[(field, message)]``."""
     problems = []
-    if speaker != catalogue.COUNSELOR and list(techniques):
-        problems.append(("techniques", "기법은 상담자 발화에만 붙일 수 있습니다."))
-    if speaker != catalogue.CLIENT and list(client_states):
-        problems.append(("client_states", "내담자 상태는 내담자 발화에만 붙일 수 있습니다."))
+    techniques, client_states = list(techniques), list(client_states)
+    if speaker != catalogue.COUNSELOR and techniques:
+        named = ", ".join(techniques)
+        problems.append(("techniques", f"기법은 상담자 발화에만 붙일 수 있습니다(이 발화에 붙은 기법: {named})."))
+    if speaker != catalogue.CLIENT and client_states:
+        named = ", ".join(client_states)
+        problems.append(
+            ("client_states", f"내담자 상태는 내담자 발화에만 붙일 수 있습니다(이 발화에 붙은 상태: {named}).")
+        )
     return problems
 
 
@@ -160,6 +165,27 @@ def personal_identifier_problem(text: str) -> str | None:
                 f"개인 식별 정보({kind})로 보이는 내용이 있습니다. 합성 자료에서도 실제 형식의 {kind}는 쓸 수 없습니다."
             )
     return None
+
+
+def nonverbal_problem(value: object) -> str | None:
+    """Nonverbal cues are a list of short non-empty strings, e.g. ``["(침묵)", "[한숨]"]``."""
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        return "비언어 단서는 '(침묵)'처럼 글자로 된 항목의 목록이어야 합니다(한 줄에 하나)."
+    if too_long := [item for item in value if len(item) > MAX_SHORT_FIELD]:
+        return f"비언어 단서는 항목마다 {MAX_SHORT_FIELD}자 이내여야 합니다('{too_long[0][:20]}…')."
+    return None
+
+
+def turn_content_problems(*, text: str, nonverbal: list[str], dialog_act: str | None) -> list[tuple[str, str]]:
+    """What every writer of a turn's words checks (importer and admin): not empty unless silent, and the
+    privacy guard on the words and the cues. ``dialog_act`` is the act after the silence correction."""
+    problems = []
+    if not text.strip() and not nonverbal and dialog_act != catalogue.SILENCE_ACT:
+        problems.append(("text", "발화가 비어 있습니다. 침묵이면 대화행위 silence나 비언어 '(침묵)'을 적어 주세요."))
+    for field, value in (("text", text), ("nonverbal", " ".join(nonverbal))):
+        if problem := personal_identifier_problem(value):
+            problems.append((field, problem))
+    return problems
 
 
 def intent_deviation_problems(value: object) -> list[tuple[str, str]]:

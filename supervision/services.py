@@ -1,12 +1,14 @@
-"""Writes outside the importer: users and their roles."""
+"""Writes outside the importer: users and their roles, a turn's words in the admin."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from supervision.models import TraineeAssignment
+from supervision import rules
+from supervision.models import TraineeAssignment, Turn
 from supervision.roles import Role, ensure_role_groups
+from taxonomy.models import StageDef
 
 
 class ServiceError(Exception):
@@ -46,3 +48,36 @@ def portal_user_create_or_update(
     elif supervisor is not None:
         TraineeAssignment.objects.update_or_create(trainee=user, defaults={"supervisor": supervisor})
     return user
+
+
+class TurnRejected(ServiceError):
+    """The edit breaks a rule; ``problems`` maps each field to its Korean messages."""
+
+    def __init__(self, problems: dict[str, list[str]]) -> None:
+        super().__init__(problems)
+        self.problems = problems
+
+
+def turn_edit_problems(*, text: str, nonverbal: object, dialog_act: str | None) -> dict[str, list[str]]:
+    """Everything wrong with a turn's new words, cues and act, by field (the importer's rules)."""
+    problems: dict[str, list[str]] = {}
+    if problem := rules.nonverbal_problem(nonverbal):
+        problems["nonverbal"] = [problem]
+        nonverbal = []
+    act, _correction = rules.corrected_dialog_act(text, dialog_act)
+    for field, message in rules.turn_content_problems(text=text, nonverbal=nonverbal, dialog_act=act):
+        problems.setdefault(field, []).append(message)
+    return problems
+
+
+@transaction.atomic
+def turn_update(*, turn: Turn, stage: StageDef, text: str, nonverbal: list[str], dialog_act: str | None) -> list[str]:
+    """Changes a turn's stage, words, cues and act under the importer's rules; returns the warnings
+    (the silence correction). Speaker, seq and utterance id never change after import."""
+    if problems := turn_edit_problems(text=text, nonverbal=nonverbal, dialog_act=dialog_act):
+        raise TurnRejected(problems)
+    act, correction = rules.corrected_dialog_act(text, dialog_act)
+    turn.stage, turn.text, turn.nonverbal, turn.dialog_act = stage, text, nonverbal, act
+    turn.full_clean(exclude=["session"])
+    turn.save(update_fields=["stage", "text", "nonverbal", "dialog_act"])
+    return [correction] if correction else []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
 
+from supervision.commenting import comment_change_problem
 from supervision.models import Session, SupervisorComment, Turn
 from supervision.roles import is_supervisor, is_trainee, sees_everything, supervises
 
@@ -85,10 +86,10 @@ class SupervisesTrainee(IsSupervisor):
 
 
 class IsAuthor(BasePermission):
-    """The user who wrote the object (``written_by``)."""
+    """The comment's author rule, decided by the comment service (the admin applies the same one)."""
 
     def has_object_permission(self, request, view, obj):
-        return obj.written_by_id is not None and obj.written_by_id == request.user.pk
+        return comment_change_problem(user=request.user, comment=obj) is None
 
 
 # What each endpoint requires beyond the role-narrowed querysets; views look their action up here.

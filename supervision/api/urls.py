@@ -13,6 +13,7 @@ router.register("comments", views.CommentViewSet, basename="comment")
 
 urlpatterns = [
     path("auth/token/", views.TokenView.as_view(), name="auth-token"),
+    path("auth/logout/", views.LogoutView.as_view(), name="auth-logout"),
     path("taxonomy/", views.TaxonomyView.as_view(), name="taxonomy"),
     *router.urls,
 ]

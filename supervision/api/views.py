@@ -30,6 +30,7 @@ from supervision.api.serializers import (
     TokenRequestSerializer,
     TokenSerializer,
 )
+from supervision.api.tokens import api_token_issue, api_token_revoke
 from supervision.commenting import (
     CommentRejected,
     supervisor_comment_create,
@@ -47,12 +48,32 @@ from supervision.roles import visible_trainees
     auth=[],
 )
 class TokenView(ObtainAuthToken):
-    """``{"username","password"}`` → ``{"token"}``; throttled per client address against password guessing."""
+    """``{"username","password"}`` → ``{"token"}``; throttled per client address against password guessing.
+
+    The token lasts ``API_TOKEN_TTL_HOURS``; logging in again hands back the same one until it expires.
+    """
 
     serializer_class = TokenRequestSerializer
     parser_classes = api_settings.DEFAULT_PARSER_CLASSES
     throttle_classes = (ScopedRateThrottle,)
     throttle_scope = "auth_token"
+
+    def post(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = api_token_issue(user=serializer.validated_data["user"])
+        return Response({"token": token.key})
+
+
+@extend_schema(summary="토큰 폐기(로그아웃)", request=None, responses={204: None})
+class LogoutView(APIView):
+    """Revokes the caller's API token (and, logged in by session, the token issued to them)."""
+
+    permission_classes = (permissions.IsAuthenticated,)
+
+    def post(self, request):
+        api_token_revoke(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TaxonomyView(APIView):

@@ -106,6 +106,21 @@ def transcript_turns(
     return turns
 
 
+def pop_session_wide_suggestions(turns: list[Turn]) -> list[SupervisorComment]:
+    """Takes the suggestions about the whole session (technique balance) off the turns they are stored on,
+    for the session's header; ``turns`` come from ``transcript_turns``."""
+    from supervision.gauge.services import SESSION_WIDE_KEY_PREFIX
+
+    session_wide = []
+    for turn in turns:
+        keep = []
+        for comment in turn.comment_list:
+            wide = comment.is_suggestion and (comment.suggestion_key or "").startswith(SESSION_WIDE_KEY_PREFIX)
+            (session_wide if wide else keep).append(comment)
+        turn.comment_list = keep
+    return session_wide
+
+
 def feedback_session(user, session_id: int) -> Session:
     """One session the user may see (404 otherwise)."""
     return get_object_or_404(Session.objects.filter(trainee_filter(user)).select_related("trainee"), pk=session_id)

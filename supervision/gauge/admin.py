@@ -5,7 +5,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from portal.queue import QueueUnavailable, enqueue
-from supervision.admin import RoleScopedAdmin
+from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
 from supervision.gauge.services import suggestion_accept, suggestion_dismiss
@@ -17,6 +17,12 @@ from taxonomy import catalogue
 # Colours are classes of static/portal_admin.css (no style attributes: the CSP allows no inline styles).
 STATUS_MARK = {figures.UNDER: ("↓", "under"), figures.WITHIN: ("✓", "within"), figures.OVER: ("↑", "over")}
 RQ_BANDS = {figures.GOOD, figures.FAIR, figures.BELOW_FAIR}
+DEVIATION_LABELS = (
+    ("dimension", _("평가 차원 (dimension)")),
+    ("expected", _("권장 (expected)")),
+    ("actual", _("실제 (actual)")),
+    ("severity", _("심각도 (severity)")),
+)
 
 
 @admin.register(TargetBand)
@@ -61,7 +67,7 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
         "deviation",
         "dialog_acts",
     )
-    list_filter = (ScopeFilter, "date", "trainee")
+    list_filter = (ScopeFilter, "date", trainee_list_filter("trainee"))
     list_select_related = ("trainee", "session")
     search_fields = ("trainee__username", "session__code")
     date_hierarchy = "date"
@@ -145,7 +151,7 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
     list_filter = ("suggestion_key",)
     list_select_related = ("turn__session__trainee",)
     search_fields = ("text", "turn__utterance_id", "turn__session__code")
-    readonly_fields = ("turn", "kind", "text", "intent_deviation", "suggestion_key", "created_at")
+    readonly_fields = ("turn", "kind", "text", "deviation_table", "suggestion_key", "created_at")
     fields = readonly_fields
     actions = ("accept", "dismiss")
 
@@ -165,6 +171,17 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
 
     def has_review_permission(self, request):
         return request.user.is_superuser or is_supervisor(request.user)
+
+    @admin.display(description=_("의도 이탈"))
+    def deviation_table(self, obj):
+        deviation = obj.intent_deviation or {}
+        rows = [(label, deviation[key]) for key, label in DEVIATION_LABELS if deviation.get(key)]
+        if not rows:
+            return "—"
+        return format_html(
+            '<table class="deviation"><tbody>{}</tbody></table>',
+            format_html_join("", '<tr><th scope="row">{}</th><td>{}</td></tr>', rows),
+        )
 
     @admin.display(description=_("수련생"))
     def trainee(self, obj):

@@ -40,6 +40,8 @@ SUGGESTION_PREFIX = "gauge:"
 SILENT_CLOSE_KEY = SUGGESTION_PREFIX + "silent_close"
 CLOSED_ON_RESUMING_KEY = SUGGESTION_PREFIX + "closed_on_resuming"
 BAND_KEY = SUGGESTION_PREFIX + "band:{category}"
+# Band suggestions judge the session as a whole (they are pinned to its last counselor turn for storage).
+SESSION_WIDE_KEY_PREFIX = BAND_KEY.partition("{")[0]
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,11 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from supervision.exporting import export_sessions
+from supervision import selectors
 from supervision.importing import jobs, spreadsheets
 from supervision.importing.columns import KOREAN
 from supervision.importing.models import ImportJob
+from supervision.roles import is_supervisor, sees_everything
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 SHOWN_ERRORS = 5000
@@ -150,20 +151,39 @@ class SpreadsheetImportMixin:
         response["Content-Disposition"] = 'attachment; filename="transcript_template.xlsx"'
         return response
 
-    def _selected(self, queryset):
-        return export_sessions(list(queryset.values_list("code", flat=True)))
+    def has_export_permission(self, request) -> bool:
+        # Supervisors export their own trainees' sessions, staff and superusers every session; the rows
+        # themselves are narrowed again by role in ``_selected``.
+        return self.has_view_permission(request) and (sees_everything(request.user) or is_supervisor(request.user))
 
-    @admin.action(description=_("선택한 회기를 xlsx로 내보내기"))
+    def _selected(self, request, queryset):
+        """The selected sessions the user may read, joined for the export; ``None`` when that is none.
+
+        An empty selection (a foreign or nonexistent id, or nothing ticked) exports nothing: never "all".
+        """
+        sessions = selectors.golden_sessions(request.user).filter(pk__in=queryset.values("pk"))
+        if not sessions.exists():
+            self.message_user(request, _("내보낼 회기가 없습니다. 볼 수 있는 회기를 선택해 주세요."), messages.WARNING)
+            return None
+        return sessions
+
+    @admin.action(description=_("선택한 회기를 xlsx로 내보내기"), permissions=("export",))
     def export_xlsx(self, request, queryset):
+        sessions = self._selected(request, queryset)
+        if sessions is None:
+            return None
         buffer = io.BytesIO()
-        spreadsheets.write_xlsx(self._selected(queryset), buffer)
+        spreadsheets.write_xlsx(sessions, buffer)
         response = HttpResponse(buffer.getvalue(), content_type=XLSX_TYPE)
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.xlsx"'
         return response
 
-    @admin.action(description=_("선택한 회기를 csv로 내보내기"))
+    @admin.action(description=_("선택한 회기를 csv로 내보내기"), permissions=("export",))
     def export_csv(self, request, queryset):
-        chunks = (chunk.encode("utf-8") for chunk in spreadsheets.csv_lines(self._selected(queryset)))
+        sessions = self._selected(request, queryset)
+        if sessions is None:
+            return None
+        chunks = (chunk.encode("utf-8") for chunk in spreadsheets.csv_lines(sessions))
         response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.csv"'
         return response

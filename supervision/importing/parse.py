@@ -30,6 +30,9 @@ class ParsedRow:
     # (session, seq) whenever both could be read, even if another field failed: the seq rule is
     # checked over every row of a session so one run reports every error.
     position: tuple[str, int] | None = None
+    # The trainee named on the row, even if another field failed: an unknown trainee is reported in the
+    # same pass as every other error.
+    trainee: str | None = None
 
 
 class RowParser:
@@ -105,15 +108,12 @@ class RowParser:
         act, correction = rules.corrected_dialog_act(text, act)
         if correction:
             out.warnings.append(RowError(row, "dialog_act", correction))
-        if not text.strip() and not nonverbal and act != "silence":
-            error("text", "발화가 비어 있습니다. 침묵이면 대화행위 silence나 비언어 '(침묵)'을 적어 주세요.")
 
         if session and seq >= 0:
             out.position = (session, seq)
         comments = self._comments(raw, error)
-        for column, value in (("text", text), ("nonverbal", " ".join(nonverbal))):
-            if problem := rules.personal_identifier_problem(value):
-                error(column, problem)
+        for column, problem in rules.turn_content_problems(text=text, nonverbal=nonverbal, dialog_act=act):
+            error(column, problem)
         for comment in comments:
             if problem := rules.personal_identifier_problem(comment.text):
                 error("comments", problem)
@@ -121,6 +121,7 @@ class RowParser:
         trainee = None
         if not _blank(raw.get("trainee")):
             trainee = self._string(raw, "trainee", error).strip()
+            out.trainee = trainee or None
         held_on = self._date(raw.get("held_on"), error)
 
         if out.errors:

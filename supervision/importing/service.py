@@ -106,6 +106,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
     parser = RowParser(LabelIndex.load())
     records: list[TurnRecord] = []
     positions: list[tuple[int, str, int]] = []
+    named_trainees: list[tuple[int, str]] = []  # (row, trainee) of every row that names one
     try:
         for count, (row, raw) in enumerate(rows, start=1):
             if isinstance(raw, RowProblem):
@@ -120,6 +121,8 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
                 records.append(parsed.record)
             if parsed.position is not None:
                 positions.append((row, *parsed.position))
+            if parsed.trainee:
+                named_trainees.append((row, parsed.trainee))
             if progress and count % PROGRESS_EVERY == 0:
                 progress("validate", count, 0)
     except FileRejected as exc:
@@ -129,7 +132,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
         return report
     report.errors += session_errors(records, positions)
 
-    trainees = _resolve_trainees(records, trainee_username, report)
+    trainees = _resolve_trainees(named_trainees, trainee_username, report)
     report.errors.sort(key=lambda e: (e.row, e.column))
     if report.errors:
         return report
@@ -157,9 +160,11 @@ def queue_trajectory_audits(session_ids: list[int]) -> None:
     enqueue(audit_sessions, session_ids, in_process_if_down=True)
 
 
-def _resolve_trainees(records: list[TurnRecord], forced: str | None, report: ImportReport) -> dict[str, object]:
+def _resolve_trainees(named: list[tuple[int, str]], forced: str | None, report: ImportReport) -> dict[str, object]:
+    """The trainees the file names (or ``--trainee``), by username; each unknown one is reported at the first
+    row naming it, whether or not that row had other errors."""
     User = get_user_model()
-    names = {forced} if forced else {r.trainee for r in records if r.trainee}
+    names = {forced} if forced else {name for _row, name in named}
     found = {u.username: u for u in User.objects.filter(username__in=names, groups__name=Role.TRAINEE)}
     if forced:
         if forced not in found:
@@ -168,13 +173,11 @@ def _resolve_trainees(records: list[TurnRecord], forced: str | None, report: Imp
             )
         return found
     reported: set[str] = set()
-    for record in records:
-        if record.trainee and record.trainee not in found and record.trainee not in reported:
-            reported.add(record.trainee)
+    for row, name in named:
+        if name not in found and name not in reported:
+            reported.add(name)
             report.errors.append(
-                RowError(
-                    record.row, "trainee", f"수련생 '{record.trainee}'를 찾을 수 없습니다(수련생 역할의 사용자여야 함)."
-                )
+                RowError(row, "trainee", f"수련생 '{name}'를 찾을 수 없습니다(수련생 역할의 사용자여야 함).")
             )
     return found
 

@@ -6,6 +6,8 @@ from django.contrib import admin
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
+from supervision.admin import trainee_list_filter
+from supervision.models import Session
 from supervision.roles import supervises, trainee_filter
 from supervision.tags.models import Origin, TagContradiction, TagEvidence, TagTransition, TraineeTag
 from supervision.tags.services import tag_contradiction_record, tag_evidence_add
@@ -27,8 +29,16 @@ class _NewRowsForTheTrainee(forms.BaseInlineFormSet):
 class _AppendOnlyInline(admin.TabularInline):
     formset = _NewRowsForTheTrainee
     extra = 1
-    raw_id_fields = ("session",)
+    # Autocomplete (searched through the role-scoped SessionAdmin) rather than a raw id: a raw-id widget
+    # renders the code and title of whatever session id is posted, another trainee's included.
+    autocomplete_fields = ("session",)
     readonly_fields = ("at", "origin", "recorded_by")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "session":
+            # The widget renders a selected session only if it is in this queryset.
+            kwargs["queryset"] = Session.objects.filter(trainee_filter(request.user))
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_change_permission(self, request, obj=None):
         return False
@@ -93,7 +103,7 @@ class TraineeTagAdmin(admin.ModelAdmin):
         "verified_at",
         "last_updated",
     )
-    list_filter = ("status", "source", "tag")
+    list_filter = ("status", "source", "tag", trainee_list_filter("trainee"))
     search_fields = ("trainee__username", "tag")
     list_select_related = ("trainee",)
     fields = (

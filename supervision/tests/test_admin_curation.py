@@ -57,8 +57,8 @@ def test_it_stores_a_structured_critique_from_the_transcript(client, cast, sessi
             f"turn{turn.pk}-kind": "critique",
             f"turn{turn.pk}-text": "질문이 연달아 세 번 나왔습니다.",
             f"turn{turn.pk}-dimension": "질문 밀도",
-            f"turn{turn.pk}-expected": "reflection",
-            f"turn{turn.pk}-actual": "연속 질문",
+            f"turn{turn.pk}-expected": "홀딩",
+            f"turn{turn.pk}-actual": "exploration",
             f"turn{turn.pk}-severity": "major",
         },
     )
@@ -66,11 +66,24 @@ def test_it_stores_a_structured_critique_from_the_transcript(client, cast, sessi
     comment = SupervisorComment.objects.get(text="질문이 연달아 세 번 나왔습니다.")
     assert comment.intent_deviation == {
         "dimension": "질문 밀도",
-        "expected": "reflection",
-        "actual": "연속 질문",
+        "expected": "holding",  # the Korean name, stored as its code
+        "actual": "exploration",
         "severity": "major",
     }
     assert (comment.written_by, comment.author, comment.is_suggestion) == (cast.supervisor_a, "supervisor", False)
+
+
+def test_it_refuses_an_expected_technique_it_cannot_resolve_naming_the_closest(client, cast, sessions):
+    turn = sessions["a"].turns.get(seq=2)
+    client.force_login(cast.supervisor_a)
+    response = client.post(
+        comment_url(sessions["a"], turn),
+        {f"turn{turn.pk}-kind": "critique", f"turn{turn.pk}-text": "논평", f"turn{turn.pk}-expected": "홀딩기법"},
+    )
+    assert response.status_code == 400
+    errors = response.context["form"].errors["expected"]
+    assert "기법이 아닙니다" in errors[0] and "홀딩 (holding)" in errors[0]
+    assert not SupervisorComment.objects.filter(text="논평").exists()
 
 
 def test_it_rejects_a_bad_critique_naming_the_field_and_writes_nothing(client, cast, sessions):

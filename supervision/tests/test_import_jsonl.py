@@ -120,6 +120,18 @@ def test_it_reports_every_error_of_the_file_in_one_run(cast, tmp_path, capsys):
     assert [(e["row"], e["column"]) for e in summary["errors"]] == [(2, "stage"), (4, "techniques"), (6, "source")]
 
 
+def test_an_unknown_trainee_is_reported_in_the_same_run_as_the_other_errors(cast, tmp_path, capsys):
+    # Every row names a trainee nobody has, and every row has another problem too.
+    lines = [{**line, "trainee": "ghost_trainee", "stage": "???"} for line in golden_session("S04T", 4)]
+    lines[1]["techniques"] = ["reflection"]  # a technique on a client turn
+    code, summary, _ = run_import(capsys, write_jsonl(tmp_path / "bad.jsonl", lines))
+    assert code == 1
+    found = {(e["row"], e["column"]) for e in summary["errors"]}
+    assert (1, "trainee") in found and {(n, "stage") for n in range(1, 5)} <= found and (2, "techniques") in found
+    technique_error = next(e for e in summary["errors"] if e["column"] == "techniques")
+    assert "reflection" in technique_error["message"]  # the offending value is named
+
+
 def test_it_rejects_gaps_and_repeats_in_seq(cast, tmp_path, capsys):
     lines = golden_session("S05", 4)
     lines[3]["seq"] = 1

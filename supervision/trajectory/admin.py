@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from supervision.admin import trainee_list_filter
 from supervision.roles import is_supervisor, sees_everything, trainee_filter
 from supervision.trajectory.display import trace_svg
 from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
@@ -18,7 +19,7 @@ _LABELS = frozenset(TrajectoryLabel.values)
 @admin.register(TrajectoryAudit)
 class TrajectoryAuditAdmin(admin.ModelAdmin):
     list_display = ("session", "window_index", "seq_range", "label_display", "score", "computed_at")
-    list_filter = ("label", "session__trainee")
+    list_filter = ("label", trainee_list_filter("session__trainee"))
     search_fields = ("session__code",)
     list_select_related = ("session", "session__trainee")
     ordering = ("session__code", "window_index")

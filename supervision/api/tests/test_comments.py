@@ -125,4 +125,6 @@ def test_it_hides_a_historical_version_from_another_supervisor_in_the_admin(worl
     url = f"/admin/supervision/supervisorcomment/{comment.pk}/history/{version}/"
     assert client_as("supervisor_a").get(url).status_code == 200
     assert client_as("supervisor_b").get(url).status_code == 404
-    assert client_as("supervisor_b").get("/admin/supervision/supervisorcomment/x%00/history/").status_code == 404
+    assert client_as("supervisor_b").get("/admin/supervision/supervisorcomment/x/history/").status_code == 404
+    # A NUL in the path is refused before any view runs.
+    assert client_as("supervisor_b").get("/admin/supervision/supervisorcomment/x%00/history/").status_code == 400

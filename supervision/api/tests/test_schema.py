@@ -60,7 +60,12 @@ def test_it_never_answers_5xx_to_generated_requests(world, wsgi_app):
     token = Token.objects.create(user=world["supervisor_a"])
     auth = {"Authorization": f"Token {token.key}"}
     schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app, headers=auth)
-    operations = [result.ok() for result in schema.get_all_operations()]
+    # Log-out would revoke the fuzzer's own token and turn every later request into a 403.
+    operations = [
+        operation
+        for operation in (result.ok() for result in schema.get_all_operations())
+        if operation.path != "/api/v1/auth/logout/"
+    ]
     assert len(operations) >= 8
     failures, statuses = [], Counter()
     for operation in operations:

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from openpyxl import load_workbook
 
 from conftest import golden_session, write_jsonl
-from supervision.exporting import export_sessions, golden_lines
+from supervision.exporting import golden_lines
 from supervision.importing.columns import FIELD_NAMES
 from supervision.importing.service import import_file
 from supervision.models import Session
@@ -40,7 +40,7 @@ def _load_rich_sessions(tmp_path):
 
 def _golden():
     return sorted(
-        (sorted(line.items(), key=lambda kv: kv[0]) for line in golden_lines(export_sessions())),
+        (sorted(line.items(), key=lambda kv: kv[0]) for line in golden_lines(Session.objects.order_by("code"))),
         key=lambda items: dict(items)["utterance_id"],
     )
 

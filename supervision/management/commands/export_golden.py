@@ -3,7 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from supervision.exporting import export_sessions, golden_jsonl
+from supervision.exporting import golden_jsonl
+from supervision.models import Session
 
 
 class Command(BaseCommand):
@@ -15,8 +16,10 @@ class Command(BaseCommand):
         parser.add_argument("--output", help="file to write (default: standard output; xlsx needs a file)")
 
     def handle(self, *args, sessions, format, output, **options):
-        queryset = export_sessions(sessions)
-        if sessions:
+        # The server's command line is the operator's: without --session it exports every session.
+        queryset = Session.objects.select_related("trainee").order_by("code")
+        if sessions is not None:
+            queryset = queryset.filter(code__in=sessions)
             missing = sorted(set(sessions) - set(queryset.values_list("code", flat=True)))
             if missing:
                 raise CommandError(f"없는 회기 코드: {', '.join(missing)}")

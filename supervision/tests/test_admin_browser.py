@@ -1,0 +1,176 @@
+"""The supervisor's workplace in a real browser: the admin session page driven through its UI.
+
+Playwright drives Debian's Chromium (never a downloaded browser) against pytest-django's live server,
+logged in as a supervisor with their real permissions. Screenshots go to test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import PASSWORD, golden_session
+from supervision.gauge.services import nightly_review
+from supervision.importing.service import import_transcripts
+from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
+from supervision.tags.models import TagEvidence
+from supervision.trajectory.services import trajectory_audit_sessions
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+LAPTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+DAY = datetime.date(2026, 11, 2)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def session(cast, settings):
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    lines = golden_session("ADM_WEB1", 20, held_on=DAY.isoformat())
+    for line in lines[::4]:  # every other counselor turn holds instead of reflecting
+        line["techniques"] = ["holding"]
+    lines[1]["text"] = "요즘은 아무것도 하기 싫고 다 포기하고 싶어요."
+    report = import_transcripts(rows=enumerate(lines, start=1), trainee_username="trainee_a")
+    assert report.ok, report.errors
+    session = Session.objects.get(code="ADM_WEB1")
+    trajectory_audit_sessions(session_ids=[session.pk])
+    return session
+
+
+def suggest(session, seq: int, key: str) -> SupervisorComment:
+    return SupervisorComment.objects.create(
+        turn=session.turns.get(seq=seq),
+        kind=CommentKind.CRITIQUE,
+        text=f"AI 제안 {key}",
+        author=CommentAuthor.AI,
+        is_suggestion=True,
+        suggestion_key=key,
+        intent_deviation={"dimension": "대화행위 (dialog_act)", "severity": "moderate"},
+    )
+
+
+@pytest.fixture
+def page_as_supervisor(browser, live_server, session, cast):
+    def open_page(viewport=LAPTOP):
+        context = browser.new_context(viewport=viewport, locale="ko-KR")
+        page = context.new_page()
+        page.goto(f"{live_server.url}/admin/login/")
+        page.fill("#id_username", "supervisor_a")
+        page.fill("#id_password", PASSWORD)
+        page.click("input[type=submit]")
+        page.goto(f"{live_server.url}/admin/supervision/session/{session.pk}/change/")
+        return page
+
+    return open_page
+
+
+def test_the_transcript_filter_filters_and_stays_on_the_page(page_as_supervisor, session):
+    page = page_as_supervisor()
+    page.locator(".transcript-filters select[name=label]").select_option("holding")
+    page.get_by_role("button", name="거르기").click()
+    page.wait_for_load_state()
+    assert f"/admin/supervision/session/{session.pk}/change/" in page.url and "label=holding" in page.url
+    turns = page.locator("ol.transcript > li.turn")
+    assert turns.count() == 5
+    assert all("홀딩" in turns.nth(i).inner_text() for i in range(5))
+    page.screenshot(path=str(SHOTS / "admin_session_filtered_laptop.png"), full_page=False)
+
+
+def test_a_critique_naming_a_technique_in_korean_is_stored_as_its_code_and_counted(page_as_supervisor, session):
+    page = page_as_supervisor()
+    turn = session.turns.get(seq=2)
+    item = page.locator(f"#turn-{turn.seq}")
+    item.get_by_text("논평 쓰기").click()
+    item.get_by_label("내용").fill("홀딩이 필요한 자리에서 반영으로 넘어갔습니다.")
+    item.get_by_label("권장 의도(expected)").fill("홀딩")
+    item.get_by_label("실제(actual)").fill("인지 재구성")
+    item.get_by_role("button", name="논평 저장").click()
+    page.wait_for_load_state()
+    assert "논평을 남겼습니다" in page.locator(".messagelist").inner_text()
+    comment = SupervisorComment.objects.get(text__startswith="홀딩이 필요한")
+    assert comment.intent_deviation["expected"] == "holding"
+    assert comment.intent_deviation["actual"] == "cognitive_restructuring"
+    assert "홀딩 (holding)" in page.locator(f"#comment-{comment.pk}").inner_text()
+    nightly_review(day=DAY)  # the gauge of the day, then the tags read its critiques
+    assert TagEvidence.objects.filter(session=session, event__contains="논평").exists()
+
+
+def test_a_supervisor_accepts_and_dismisses_suggestions_on_the_session_page(page_as_supervisor, session):
+    accepted = suggest(session, 5, "gauge:silent_close")
+    dismissed = suggest(session, 9, "gauge:closed_on_resuming")
+    balance = suggest(session, 18, "gauge:band:RELATIONAL")
+    page = page_as_supervisor()
+    header = page.locator(".session-suggestions")
+    assert "AI 제안 gauge:band:RELATIONAL" in header.inner_text()  # session-wide: in the header
+    assert page.locator("#turn-18 .comment.suggestion").count() == 0
+    page.screenshot(path=str(SHOTS / "admin_session_laptop.png"), full_page=True)
+    page.locator(f"#turn-{accepted.turn.seq}").screenshot(path=str(SHOTS / "admin_suggestion_card.png"))
+
+    page.locator(f"#comment-{accepted.pk}").get_by_role("button", name="수락").click()
+    page.wait_for_load_state()
+    accepted.refresh_from_db()
+    assert (accepted.is_suggestion, accepted.written_by_id) == (False, session.trainee.assignment.supervisor_id)
+
+    card = page.locator(f"#comment-{dismissed.pk}")
+    card.get_by_text("기각…").click()
+    card.screenshot(path=str(SHOTS / "admin_suggestion_dismiss_confirm.png"))
+    card.get_by_role("button", name="기각 확인").click()
+    page.wait_for_load_state()
+    assert not SupervisorComment.objects.filter(pk=dismissed.pk).exists()
+    assert SupervisorComment.objects.filter(pk=balance.pk, is_suggestion=True).exists()
+
+
+def test_editing_a_turns_labels_lands_back_on_the_transcript_at_that_turn(page_as_supervisor, session):
+    page = page_as_supervisor()
+    page.locator("#turn-3").get_by_role("link", name="라벨 편집").click()
+    page.wait_for_load_state()
+    assert "/admin/supervision/turn/" in page.url
+    assert "LABEL" not in page.content()
+    page.screenshot(path=str(SHOTS / "admin_turn_labels_laptop.png"), full_page=True)
+    page.get_by_role("button", name="저장", exact=True).click()
+    page.wait_for_load_state()
+    assert page.url.endswith(f"/admin/supervision/session/{session.pk}/change/#turn-3")
+    assert "저장했습니다" in page.locator(".messagelist").inner_text()
+
+
+def test_the_audit_chart_is_on_the_admin_session_page(page_as_supervisor, session):
+    for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+        page = page_as_supervisor(viewport)
+        section = page.locator(".trajectory-admin")
+        assert section.count() == 1 and section.locator("svg").count() >= 1
+        section.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"admin_session_audit_{name}.png"), full_page=False)
+        link = page.get_by_role("link", name="수련생 화면에서 이 회기 보기")
+        assert link.get_attribute("href") == f"/feedback/sessions/{session.pk}/"
