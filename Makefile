@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-load
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ bench-api: $(DEV_STAMP)
 # 500-turn trainee session page: constant queries and server time under 300 ms.
 bench-pages: $(DEV_STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_pages.py
+
+# gunicorn (2 workers, DJANGO_DEBUG=0) under 8 then 32 logged-in trainees for 60 s each, vs the log-in page.
+bench-load: $(DEV_STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_load.py
 
 # Review gauge over 1,000,000 generated turns vs one hand-written GROUP BY (database: DATABASE_URL name + _bench).
 bench-gauge: $(STAMP)

@@ -32,6 +32,12 @@ def pytest_configure(config):
     # The cast's passwords cost about a second each with the production hasher; no test here is about
     # hashing strength (the log-in flows still go through Django's real authentication).
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Static files straight from the source folders, as under DEBUG; the hashed, compressed copies of
+    # production are tested through a real gunicorn after a real collectstatic (portal/tests/test_production.py).
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -122,6 +128,49 @@ def _test_database_url() -> str:
     db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def private_redis():
+    """A redis-server of the test's own on a free loopback port, which the test may kill."""
+    from portal.testing import PrivateRedis
+
+    server = PrivateRedis().start()
+    yield server
+    if server.process and server.process.poll() is None:
+        server.process.kill()
+        server.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def static_root(tmp_path_factory):
+    """What `python manage.py collectstatic --noinput` gathers with DJANGO_DEBUG=0, once per run."""
+    from portal.testing import collectstatic
+
+    root = tmp_path_factory.mktemp("production") / "static"
+    collectstatic(root)
+    return root
+
+
+@pytest.fixture
+def production_server(transactional_db, static_root):
+    """Starts ``gunicorn portal.wsgi:application`` with DJANGO_DEBUG=0 on the test database; call it with
+    ``redis_url=`` (None: no Redis configured) and any other environment variables."""
+    from portal.testing import Gunicorn, production_env
+
+    servers = []
+
+    def start(*, redis_url, database_url=None, workers=1, **extra):
+        env = production_env(
+            database_url=database_url or _test_database_url(), redis_url=redis_url, static_root=static_root, **extra
+        )
+        server = Gunicorn(env=env, workers=workers)
+        servers.append(server)
+        return server.start()
+
+    yield start
+    for server in servers:
+        server.stop()
 
 
 @pytest.fixture

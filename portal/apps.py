@@ -6,4 +6,4 @@ class PortalConfig(AppConfig):
     verbose_name = "Portal"
 
     def ready(self) -> None:
-        from portal import checks  # noqa: F401
+        from portal import checks, lockout, sessions  # noqa: F401

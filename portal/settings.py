@@ -3,11 +3,13 @@
 See README.md ("Configuration") for the variables and their defaults.
 """
 
+import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
 from celery.schedules import crontab
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from portal.env import env_bool, env_int, env_list, env_str
@@ -26,6 +28,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # WhiteNoise serves the static files under `runserver` too, as gunicorn will in production.
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
@@ -33,6 +37,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
+    "axes",
     "portal",
     "taxonomy",
     "supervision",
@@ -47,6 +52,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from the gunicorn process itself: compressed, hashed names, cached for a year.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -54,8 +61,12 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "portal.sessions.IdleTimeoutMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: turns a locked-out log-in into the Korean lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -85,16 +96,42 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Deferrable unique constraints exist on PostgreSQL only; the embedded SQLite demo database can do without.
-SILENCED_SYSTEM_CHECKS = ["models.W038"]
+# axes.W006 asks for lockout per address too: here it is per username on purpose (a training centre's
+# computers share one address), and a username's failures add up across addresses and browsers
+# (portal/tests/test_lockout.py proves that rotating the User-Agent does not escape it).
+SILENCED_SYSTEM_CHECKS = ["models.W038", "axes.W006"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    # 12 characters for supervisors, staff and superusers; 8 for trainees (portal/sessions.py).
+    {"NAME": "portal.sessions.RoleMinimumLengthValidator", "OPTIONS": {"trainee_min_length": 8, "min_length": 12}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     # Not a rule: its password_changed hook revokes the user's API tokens on every password change.
     {"NAME": "supervision.api.tokens.RevokeTokensOnPasswordChange"},
 ]
+# Shared computers: a session idle this long is logged out on its next request (portal/sessions.py), and the
+# session cookie dies with the browser.
+SESSION_IDLE_MINUTES = env_int("SESSION_IDLE_MINUTES", 60, minimum=1)
+# The stored session outlives the idle limit a little, so the middleware can say why the person was logged out.
+SESSION_COOKIE_AGE = 2 * SESSION_IDLE_MINUTES * 60
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+# Log-in lockout (django-axes, portal/lockout.py): a username is refused after 10 failed log-ins, right
+# password or not, for LOGIN_LOCKOUT_MINUTES or until staff lift the lock in the admin ("로그인 잠금").
+# Counted per username only, never per address: a training centre's computers share one address.
+AUTHENTICATION_BACKENDS = [
+    "portal.lockout.LockoutBackend",
+    "portal.lockout.LockoutResettingModelBackend",
+]
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 30, minimum=1)
+AXES_FAILURE_LIMIT = 10
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "portal.lockout.lockout_response"
+# Attempts are kept in the database (AXES_HANDLER default), so lockout holds with Redis down.
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -113,10 +150,22 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT") or BASE_DIR / "var" / "static")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed, gzip/brotli-compressed copies made by `collectstatic`; DEBUG (and the test suite) serve the
+    # source files as they are, so nothing needs collecting to develop or test.
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 # Production sits behind a TLS-terminating proxy that sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", not DEBUG)
+# A load balancer probes /healthz over plain HTTP on the inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = 0 if DEBUG else 31_536_000
@@ -124,7 +173,26 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy on every page (django-csp): no inline script or style anywhere, no eval, nothing
+# from another origin. The portal's own scripts and styles are static files; Swagger UI's start-up script
+# is a file too (SpectacularSwaggerSplitView), and data: URIs serve its and the admin's icons.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 REST_FRAMEWORK = {
@@ -166,8 +234,14 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 # A shared cache so that throttling counts requests across processes; locmem serves the embedded run.
+# Redis down degrades it to "nothing cached" with a warning (portal.cache), never a 500.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "portal"}
+    "default": {
+        "BACKEND": "portal.cache.DegradingRedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "portal",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
@@ -221,7 +295,9 @@ NIGHTLY_REVIEW_STEPS = (
     "supervision.safety.services.safety_nightly",
 )
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
-NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=60)
+NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=5)
+# First wait before the nightly task retries after a lost database connection (doubling, up to 30 min).
+NIGHTLY_RETRY_BACKOFF_SECONDS = env_int("NIGHTLY_RETRY_BACKOFF_SECONDS", 30, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -3,9 +3,10 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from portal import views
+from portal.health import HealthzView
 from supervision.tags import urls as tag_urls
 
 admin.site.site_header = _("수련 감독 포털")
@@ -14,6 +15,8 @@ admin.site.index_title = _("관리")
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", HealthzView.as_view(), name="healthz"),
+    path("palette.css", views.palette_css, name="palette-css"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
@@ -28,5 +31,10 @@ urlpatterns = [
     path("api/v1/", include("supervision.agreement.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # A page: an anonymous visitor is sent to the log-in page rather than shown a 403.
-    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as a file of its own (no inline script, for the CSP).
+    path(
+        "api/docs/",
+        login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html")),
+        name="api-docs",
+    ),
 ]

@@ -1,5 +1,8 @@
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_cache_control
+from django.views.decorators.http import require_GET
 
 from supervision.roles import is_trainee
 
@@ -12,3 +15,13 @@ def home(request):
     if is_trainee(request.user):
         return redirect("feedback:dashboard")
     return render(request, "home.html")
+
+
+@require_GET
+def palette_css(request):
+    """The label palette's classes as a stylesheet (no inline <style>, for the Content-Security-Policy)."""
+    from supervision.feedback.templatetags.feedback_charts import palette_stylesheet
+
+    response = HttpResponse(palette_stylesheet(), content_type="text/css; charset=utf-8")
+    patch_cache_control(response, public=True, max_age=3600)
+    return response

@@ -576,13 +576,12 @@ class TurnAdmin(RoleScopedAdmin):
 
 
 def label_chips_html(turn):
-    chips = [(presentation.technique_swatch(t.code), t.ko, t.code) for t in turn.techniques.all()] + [
-        (presentation.client_state_swatch(c.code), c.ko, c.code) for c in turn.client_states.all()
+    # Colours come from the palette's classes (/palette.css), as on the trainee pages.
+    chips = [(presentation.technique_chip_class(t.code), t.ko, t.code) for t in turn.techniques.all()] + [
+        (presentation.client_state_chip_class(c.code), c.ko, c.code) for c in turn.client_states.all()
     ]
     return format_html_join(
-        " ",
-        '<span class="chip" style="background:{};color:{};border:1px solid {}">{} <small>{}</small></span>',
-        ((s.background, s.text, s.stroke, ko, code) for s, ko, code in chips),
+        " ", '<span class="{}">{} <small>{}</small></span>', ((css, ko, code) for css, ko, code in chips)
     )
 
 

@@ -67,6 +67,16 @@ def client_state_swatch(code: str) -> Swatch:
     return SAFETY_CRITICAL_SWATCH if code in catalogue.SAFETY_CRITICAL_STATES else CLIENT_STATE_SWATCH
 
 
+def technique_chip_class(code: str) -> str:
+    """The palette class of a technique chip (``.chip.cat-<CATEGORY>`` in /palette.css)."""
+    category = TECHNIQUE_CATEGORY.get(code)
+    return f"chip cat-{category}" if category in CATEGORY_SWATCH else "chip"
+
+
+def client_state_chip_class(code: str) -> str:
+    return "chip state critical" if code in catalogue.SAFETY_CRITICAL_STATES else "chip state"
+
+
 def severity_swatch(severity: str | None) -> Swatch:
     return SEVERITY_SWATCH.get(severity or "", FALLBACK_SWATCH)
 

@@ -85,6 +85,10 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "agreement.add_annotationrun",
         "agreement.view_adjudicationdecision",
         "supervision.view_labelchange",
+        # Log-in locks (django-axes): see them and lift them.
+        "axes.view_accessattempt",
+        "axes.delete_accessattempt",
+        "axes.view_accessfailurelog",
     ),
     Role.TRAINEE: (),
 }

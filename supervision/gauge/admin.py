@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from portal.queue import QueueUnavailable, enqueue
 from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
@@ -13,14 +14,15 @@ from supervision.roles import is_supervisor, sees_everything
 from supervision.services import ServiceError
 from taxonomy import catalogue
 
-STATUS_MARK = {figures.UNDER: ("↓", "#b45309"), figures.WITHIN: ("✓", "#15803d"), figures.OVER: ("↑", "#b91c1c")}
+# Colours are classes of static/portal_admin.css (no style attributes: the CSP allows no inline styles).
+STATUS_MARK = {figures.UNDER: ("↓", "under"), figures.WITHIN: ("✓", "within"), figures.OVER: ("↑", "over")}
+RQ_BANDS = {figures.GOOD, figures.FAIR, figures.BELOW_FAIR}
 DEVIATION_LABELS = (
     ("dimension", _("평가 차원 (dimension)")),
     ("expected", _("권장 (expected)")),
     ("actual", _("실제 (actual)")),
     ("severity", _("심각도 (severity)")),
 )
-RQ_COLOUR = {figures.GOOD: "#15803d", figures.FAIR: "#a16207", figures.BELOW_FAIR: "#b91c1c"}
 
 
 @admin.register(TargetBand)
@@ -91,16 +93,16 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
         cells = []
         for code in catalogue.CATEGORY_CODES:
             figure = obj.categories.get(code, {})
-            mark, colour = STATUS_MARK.get(figure.get("status"), ("·", "#6b7280"))
+            mark, colour = STATUS_MARK.get(figure.get("status"), ("·", "none"))
             share = "—" if figure.get("share") is None else f"{figure['share']:.2f}"
             band = figure.get("band")
             band_text = f"{band[0]:.2f}–{band[1]:.2f}" if band else "—"
             cells.append((colour, code[:4], share, band_text, mark))
         return format_html(
-            "<span style='white-space:nowrap'>{}</span>",
+            "<span class='nowrap'>{}</span>",
             format_html_join(
                 " ",
-                "<span style='color:{}' title='{} {} / {}'>{} {}{}</span>",
+                "<span class='band-status band-{}' title='{} {} / {}'>{} {}{}</span>",
                 ((c, k, s, b, k, s, m) for c, k, s, b, m in cells),
             ),
         )
@@ -109,7 +111,10 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
     def rq(self, obj):
         ratio = "—" if obj.rq_ratio is None else f"{obj.rq_ratio:.2f}"
         return format_html(
-            "<span style='color:{}'>{} {}</span>", RQ_COLOUR.get(obj.rq_band, "#6b7280"), ratio, obj.rq_band or "—"
+            "<span class='rq-band rq-{}'>{} {}</span>",
+            obj.rq_band if obj.rq_band in RQ_BANDS else "none",
+            ratio,
+            obj.rq_band or "—",
         )
 
     @admin.display(description=_("논평 경미/보통/중대"))
@@ -135,8 +140,12 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
     @admin.action(description=_("지금 다시 계산 (선택한 스냅숏의 날짜)"), permissions=("recompute",))
     def recompute(self, request, queryset):
         days = sorted(set(queryset.values_list("date", flat=True)))
-        for day in days:
-            nightly_review.delay(day.isoformat())
+        try:
+            for day in days:
+                enqueue(nightly_review, day.isoformat(), in_process_if_down=False)
+        except QueueUnavailable as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return
         self.message_user(
             request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": len(days)}, messages.SUCCESS
         )

@@ -6,6 +6,7 @@ import datetime
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
@@ -20,7 +21,7 @@ TASK_NAME = "supervision.nightly_review"
     name=TASK_NAME,
     # A database restart or a dropped connection at 03:00 is worth waiting out; anything else is a bug.
     autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=30,
+    retry_backoff=settings.NIGHTLY_RETRY_BACKOFF_SECONDS,
     retry_backoff_max=30 * 60,
     retry_jitter=True,
     max_retries=6,

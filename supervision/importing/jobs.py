@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from portal.queue import QUEUE_DOWN_MESSAGE, QueueUnavailable, broker_answers, enqueue
 from supervision.importing.models import ImportJob
 from supervision.importing.records import RowError
 from supervision.importing.service import ImportReport, import_file
@@ -90,13 +91,40 @@ def import_job_start(*, job: ImportJob, mode: str) -> None:
         )
     if mode == ImportJob.Mode.WRITE and job.status != ImportJob.Status.PREVIEWED:
         raise UploadRefused("미리보기에서 오류가 없는 파일만 가져올 수 있습니다.")
+    background = runs_in_background(job)
+    if background and not broker_answers():
+        # Minutes of work cannot hold a web worker: refused, and nothing about the job changes but that.
+        if mode == ImportJob.Mode.WRITE:
+            raise UploadRefused(QUEUE_DOWN_MESSAGE)
+        _fail_queueing(job, previous=job.status)
+        return
+    previous = job.status
     ImportJob.objects.filter(pk=job.pk).update(mode=mode, status=ImportJob.Status.QUEUED, done=0, phase="")
-    if runs_in_background(job):
+    if background:
         from supervision.importing.tasks import run_import_job
 
-        transaction.on_commit(lambda: run_import_job.delay(job.pk))
+        def queue():
+            try:
+                enqueue(run_import_job, job.pk, in_process_if_down=False)
+            except QueueUnavailable:  # the broker went away between the ping and the publish
+                _fail_queueing(job, previous=previous)
+
+        transaction.on_commit(queue)
     else:
         import_job_run(job_id=job.pk)
+
+
+def _fail_queueing(job: ImportJob, *, previous: str) -> None:
+    """A preview that could not be queued ends failed, saying why; a confirmed write goes back to previewed,
+    so the person can press confirm again once the queue is back."""
+    if previous == ImportJob.Status.PREVIEWED:
+        ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.PREVIEWED)
+        return
+    ImportJob.objects.filter(pk=job.pk).update(
+        status=ImportJob.Status.FAILED,
+        report={"errors": [RowError(0, "file", QUEUE_DOWN_MESSAGE).as_dict()]},
+        finished_at=timezone.now(),
+    )
 
 
 def import_job_run(*, job_id: int) -> ImportJob:

@@ -153,9 +153,11 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
 
 
 def queue_trajectory_audits(session_ids: list[int]) -> None:
+    from portal.queue import enqueue
     from supervision.trajectory.tasks import audit_sessions
 
-    audit_sessions.delay(session_ids)
+    # A few seconds of work at most: with Redis down it runs here rather than being lost.
+    enqueue(audit_sessions, session_ids, in_process_if_down=True)
 
 
 def _resolve_trainees(named: list[tuple[int, str]], forced: str | None, report: ImportReport) -> dict[str, object]:

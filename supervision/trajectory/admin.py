@@ -12,11 +12,8 @@ from supervision.trajectory.display import trace_svg
 from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
 from supervision.trajectory.selectors import trace_of
 
-_LABEL_COLOURS = {
-    TrajectoryLabel.PRODUCTIVE: "#1e7e34",
-    TrajectoryLabel.NEUTRAL: "#666",
-    TrajectoryLabel.HARMFUL: "#b02a37",
-}
+# Colours of the labels: .trajectory-<label> in static/portal_admin.css.
+_LABELS = frozenset(TrajectoryLabel.values)
 
 
 @admin.register(TrajectoryAudit)
@@ -69,7 +66,9 @@ class TrajectoryAuditAdmin(admin.ModelAdmin):
     @admin.display(description=_("판정"), ordering="label")
     def label_display(self, obj):
         return format_html(
-            '<strong style="color:{}">{}</strong>', _LABEL_COLOURS.get(obj.label, "#000"), obj.get_label_display()
+            '<strong class="trajectory-label trajectory-{}">{}</strong>',
+            obj.label if obj.label in _LABELS else "none",
+            obj.get_label_display(),
         )
 
     @admin.display(description=_("은밀한 아첨 발화"))

@@ -42,7 +42,7 @@ def trace_svg(trace: Sequence[dict[str, Any]]) -> SafeString:
         "</svg>"
     )
     legend = format_html(
-        '<div><span style="color:#1f6fb2">━ {}</span> <span style="color:#c0392b">━ {}</span></div>',
+        '<div><span class="trace-valence">━ {}</span> <span class="trace-risk">━ {}</span></div>',
         "정서가 (valence)",
         "위험 (risk)",
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import time_machine
 from django.test import Client
 from rest_framework.test import APIClient
@@ -60,9 +62,11 @@ def test_it_throttles_the_token_endpoint(cast, settings):
     rate = ScopedRateThrottle().parse_rate(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["auth_token"])
     allowed = rate[0]
     client = APIClient()
+    # A different username each time: the log-in lockout (per username, portal/tests/test_lockout.py) stays
+    # out of the way of the throttle (per address).
     statuses = [
-        client.post("/api/v1/auth/token/", {"username": "trainee_a", "password": "guess"}, format="json").status_code
-        for _ in range(allowed + 1)
+        client.post("/api/v1/auth/token/", {"username": f"guess{n}", "password": "guess"}, format="json").status_code
+        for n in range(allowed + 1)
     ]
     assert statuses == [400] * allowed + [429]
     # The right password does not get past the throttle either, and the answer says when to retry.
@@ -82,9 +86,14 @@ def test_it_counts_throttled_requests_in_the_shared_redis_cache(cast):
     assert backend._cache.get_client().keys("*throttle_auth_token*")
 
 
+_GUESSES = itertools.count()
+
+
 def _guess(client, **headers):
+    # A new username each time, so the per-username log-in lockout never answers before the throttle.
+    username = f"guess{next(_GUESSES)}"
     return client.post(
-        "/api/v1/auth/token/", {"username": "trainee_a", "password": "guess"}, format="json", **headers
+        "/api/v1/auth/token/", {"username": username, "password": "guess"}, format="json", **headers
     ).status_code
 
 

@@ -1,6 +1,8 @@
 """Template access to the charts and the shared palette (``supervision.presentation``)."""
 
 from django import template
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from supervision import presentation
@@ -31,9 +33,8 @@ def stage_strip(stages):
     return mark_safe(charts.stage_strip_svg(stages or []))
 
 
-@register.simple_tag
-def palette_css():
-    """Chip and severity classes built from the one palette, emitted once per page."""
+def palette_stylesheet() -> str:
+    """Chip and severity classes built from the one palette (served at /palette.css)."""
     rules = []
     for code, swatch in presentation.CATEGORY_SWATCH.items():
         rules.append(
@@ -49,7 +50,14 @@ def palette_css():
             f".comment.sev-{code}{{border-left-color:{swatch.stroke}}}"
             f".sev-badge.sev-{code}{{background:{swatch.background};color:{swatch.text};border-color:{swatch.stroke}}}"
         )
-    return mark_safe("<style>" + "".join(rules) + "</style>")
+    return "".join(rules)
+
+
+@register.simple_tag
+def palette_css():
+    """A link to the palette's classes; a stylesheet of its own, not a <style> block, so that the
+    Content-Security-Policy needs no 'unsafe-inline' in style-src."""
+    return format_html('<link rel="stylesheet" href="{}">', reverse("palette-css"))
 
 
 @register.filter

@@ -60,6 +60,26 @@ def http_settings(settings):
     SHOTS.mkdir(parents=True, exist_ok=True)
 
 
+@pytest.fixture
+def csp_violations():
+    """Every Content-Security-Policy violation Chromium reports on any page of the test; must stay empty."""
+    seen: list[str] = []
+
+    def watch(context):
+        def on_page(page):
+            page.on(
+                "console",
+                lambda msg: seen.append(f"{page.url}: {msg.text}") if "Content Security Policy" in msg.text else None,
+            )
+
+        context.on("page", on_page)
+        return context
+
+    watch.seen = seen
+    yield watch
+    assert seen == [], "\n".join(seen)
+
+
 def log_in(page, base: str, username: str):
     page.goto(f"{base}/accounts/login/")
     page.get_by_label("아이디").fill(username)
@@ -67,7 +87,7 @@ def log_in(page, base: str, username: str):
     page.get_by_role("button", name="로그인").click()
 
 
-def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http_settings):
+def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http_settings, csp_violations):
     own = make_session("WEB_A1", 16, trainee="trainee_a")
     other = make_session("WEB_B1", 8, trainee="trainee_b")
     # What the nightly job leaves behind: two trainee-wide gauge snapshots and the session's audits.
@@ -76,7 +96,7 @@ def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http
     trajectory_audit_sessions(session_ids=[own.pk])
 
     for name, viewport in (("laptop", LAPTOP), ("tablet", TABLET)):
-        context = browser.new_context(viewport=viewport, locale="ko-KR")
+        context = csp_violations(browser.new_context(viewport=viewport, locale="ko-KR"))
         page = context.new_page()
         page.goto(f"{live_server.url}/accounts/login/")
         page.screenshot(path=SHOTS / f"login-{name}.png")
@@ -86,7 +106,7 @@ def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http
         assert page.evaluate("document.activeElement.id") == "id_password"
         context.close()
 
-    context = browser.new_context(viewport=LAPTOP, locale="ko-KR")
+    context = csp_violations(browser.new_context(viewport=LAPTOP, locale="ko-KR"))
     page = context.new_page()
     log_in(page, live_server.url, "trainee_a")
     page.wait_for_url(f"{live_server.url}/feedback/")
@@ -130,11 +150,13 @@ def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http
     context.close()
 
 
-def test_a_supervisor_critiques_in_the_admin_and_the_trainee_sees_it(browser, live_server, cast, http_settings):
+def test_a_supervisor_critiques_in_the_admin_and_the_trainee_sees_it(
+    browser, live_server, cast, http_settings, csp_violations
+):
     session = make_session("WEB_S1", 10, trainee="trainee_a", critique_every=0)
     turn = session.turns.get(seq=2)
 
-    context = browser.new_context(viewport=LAPTOP, locale="ko-KR")
+    context = csp_violations(browser.new_context(viewport=LAPTOP, locale="ko-KR"))
     page = context.new_page()
     log_in(page, live_server.url, "supervisor_a")
     page.wait_for_url(f"{live_server.url}/admin/")
@@ -165,11 +187,53 @@ def test_a_supervisor_critiques_in_the_admin_and_the_trainee_sees_it(browser, li
     assert "trainee_b" not in page.content()
     context.close()
 
-    context = browser.new_context(viewport=TABLET, locale="ko-KR")
+    context = csp_violations(browser.new_context(viewport=TABLET, locale="ko-KR"))
     page = context.new_page()
     log_in(page, live_server.url, "trainee_a")
     page.goto(f"{live_server.url}/feedback/sessions/{session.pk}/")
     article = page.locator(f"#comment-{comment.pk}")
     assert "내담자의 망설임을 반영하지 않고" in article.inner_text()
     assert "중대" in article.inner_text()
+    context.close()
+
+
+def test_swagger_ui_the_admin_and_a_lockout_work_under_the_content_security_policy(
+    browser, live_server, cast, http_settings, csp_violations
+):
+    make_session("WEB_C1", 8, trainee="trainee_a")
+    context = csp_violations(browser.new_context(viewport=LAPTOP, locale="ko-KR"))
+    page = context.new_page()
+    log_in(page, live_server.url, "staff")
+    page.wait_for_url(f"{live_server.url}/admin/")
+    response = page.goto(f"{live_server.url}/api/docs/")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    # Swagger UI ran: it fetched the schema and drew the operations.
+    page.get_by_text("/api/v1/sessions/", exact=True).first.wait_for(timeout=15_000)
+    page.screenshot(path=SHOTS / "api-docs-csp.png", full_page=False)
+    for path in (
+        "/admin/",
+        "/admin/supervision/session/",
+        "/admin/supervision/session/import/",
+        "/admin/gauge/gaugesnapshot/",
+        "/admin/axes/accessattempt/",
+    ):
+        assert page.goto(f"{live_server.url}{path}").status == 200, path
+    # The admin's own scripts (action checkboxes) still run.
+    page.goto(f"{live_server.url}/admin/supervision/session/")
+    page.locator("#action-toggle").check()
+    assert page.locator(".action-counter").inner_text().startswith("1")
+    context.close()
+
+    context = csp_violations(browser.new_context(viewport=LAPTOP, locale="ko-KR"))
+    page = context.new_page()
+    for _ in range(10):
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("아이디").fill("trainee_b")
+        page.get_by_label("비밀번호").fill("wrong-password")
+        page.get_by_role("button", name="로그인").click()
+        page.wait_for_load_state()
+    log_in(page, live_server.url, "trainee_b")
+    page.wait_for_load_state()
+    assert page.get_by_role("heading", name="로그인이 잠겼습니다").is_visible()
+    page.screenshot(path=SHOTS / "login-locked.png", full_page=False)
     context.close()

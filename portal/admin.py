@@ -1,0 +1,30 @@
+"""Log-in locks in the admin: staff see who is locked out and lift the lock ("잠금 풀기")."""
+
+from axes.admin import AccessAttemptAdmin
+from axes.models import AccessAttempt
+from axes.utils import reset
+from django.conf import settings
+from django.contrib import admin, messages
+from django.db.models import Sum
+
+admin.site.unregister(AccessAttempt)
+
+
+@admin.register(AccessAttempt)
+class LoginLockAdmin(AccessAttemptAdmin):
+    list_display = ["username", "locked", "failures_since_start", "attempt_time", "ip_address", "path_info"]
+    actions = ["unlock", *AccessAttemptAdmin.actions]
+
+    @admin.display(description="잠김", boolean=True)
+    def locked(self, obj):
+        total = AccessAttempt.objects.filter(username=obj.username).aggregate(n=Sum("failures_since_start"))["n"]
+        return (total or 0) >= settings.AXES_FAILURE_LIMIT
+
+    @admin.action(description="선택한 아이디의 로그인 잠금 풀기", permissions=["delete"])
+    def unlock(self, request, queryset):
+        usernames = sorted({u for u in queryset.values_list("username", flat=True) if u})
+        for username in usernames:
+            reset(username=username)
+        self.message_user(
+            request, f"{len(usernames)}개 아이디의 잠금을 풀었습니다: {', '.join(usernames)}", messages.SUCCESS
+        )

@@ -1,0 +1,67 @@
+"""Log-in lockout (django-axes): after ``AXES_FAILURE_LIMIT`` failed log-ins for one username, on any of the
+three log-ins (``/accounts/login/``, ``/admin/login/``, ``POST /api/v1/auth/token/``), that username is refused —
+even with the right password — for ``LOGIN_LOCKOUT_MINUTES`` or until staff lift the lock in the admin.
+Counted per username only: other people at the same computer or address keep logging in.
+"""
+
+from __future__ import annotations
+
+from axes.backends import AxesStandaloneBackend
+from axes.signals import user_locked_out
+from axes.utils import reset
+from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
+from django.dispatch import receiver
+from django.http import JsonResponse
+from django.shortcuts import render
+
+
+def lockout_message() -> str:
+    return (
+        f"로그인에 {settings.AXES_FAILURE_LIMIT}번 잇달아 실패해 이 아이디는 {settings.LOGIN_LOCKOUT_MINUTES}분 동안 "
+        "잠겼습니다. 그동안은 비밀번호가 맞아도 로그인할 수 없습니다. 급하면 수련 기관의 포털 담당 스태프(관리자)에게 "
+        "잠금 해제를 요청하세요."
+    )
+
+
+@receiver(user_locked_out, dispatch_uid="portal.lockout.flag_the_django_request")
+def flag_the_django_request(sender, request=None, **kwargs):
+    """The token endpoint authenticates with DRF's Request, on which axes sets its flag; AxesMiddleware looks
+    at Django's request underneath, so the flag goes there too."""
+    inner = getattr(request, "_request", None)
+    if inner is not None:
+        inner.axes_locked_out = True
+        inner.axes_credentials = getattr(request, "axes_credentials", None)
+
+
+class LockoutBackend(AxesStandaloneBackend):
+    """Axes' gate, for the log-ins that come over HTTP (the three above all pass their request). A call with
+    no request at all is code on the server itself (a shell, the test client's ``login``), which axes would
+    otherwise refuse outright; there is no one to lock out there."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+class LockoutResettingModelBackend(ModelBackend):
+    """Django's backend; a successful log-in also clears that username's failures, so only *consecutive*
+    failures lock. Axes does this itself on ``user_logged_in``, which the token endpoint never sends."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        if user is not None and settings.AXES_RESET_ON_SUCCESS:
+            reset(username=user.get_username())
+        return user
+
+
+def lockout_response(request, original_response=None, credentials=None):
+    """``AXES_LOCKOUT_CALLABLE``: JSON for the API, the Korean page for the two log-in forms."""
+    message = lockout_message()
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"detail": message, "code": "locked_out"}, status=403, json_dumps_params={"ensure_ascii": False}
+        )
+    username = (credentials or {}).get("username") or request.POST.get("username", "")
+    return render(request, "registration/locked_out.html", {"message": message, "username": username[:150]}, status=403)
