@@ -313,7 +313,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
 
     def suggestion_review_view(self, request, object_id, comment_id, decision):
         """수락 / 기각 of an AI suggestion from its card on the transcript, through the suggestion services."""
-        from supervision.gauge.services import suggestion_accept, suggestion_dismiss
+        from supervision.gauge.suggestions import suggestion_accept, suggestion_dismiss
 
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])

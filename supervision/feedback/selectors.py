@@ -110,7 +110,7 @@ def transcript_turns(
 def pop_session_wide_suggestions(turns: list[Turn]) -> list[SupervisorComment]:
     """Takes the suggestions about the whole session (technique balance) off the turns they are stored on,
     for the session's header; ``turns`` come from ``transcript_turns``."""
-    from supervision.gauge.services import SESSION_WIDE_KEY_PREFIX
+    from supervision.gauge.suggestions import SESSION_WIDE_KEY_PREFIX
 
     session_wide = []
     for turn in turns:

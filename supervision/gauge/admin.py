@@ -8,7 +8,7 @@ from portal.queue import QueueUnavailable, enqueue
 from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
-from supervision.gauge.services import suggestion_accept, suggestion_dismiss
+from supervision.gauge.suggestions import suggestion_accept, suggestion_dismiss
 from supervision.gauge.tasks import nightly_review
 from supervision.roles import is_supervisor, sees_everything
 from supervision.services import ServiceError

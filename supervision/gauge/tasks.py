@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from supervision.gauge import services
+from supervision import nightly
 from supervision.gauge.locks import nightly_lock
 
 logger = logging.getLogger(__name__)
@@ -27,14 +27,14 @@ TASK_NAME = "supervision.nightly_review"
     max_retries=6,
 )
 def nightly_review(day: str | None = None) -> dict:
-    """Runs ``services.nightly_review`` for ``day`` (ISO date; default today in ``PORTAL_TIME_ZONE``),
+    """Runs ``supervision.nightly.nightly_review`` for ``day`` (ISO date; default today in ``PORTAL_TIME_ZONE``),
     unless another run holds the lock, in which case it logs and skips."""
     target = datetime.date.fromisoformat(day) if day else timezone.localdate()
     with nightly_lock() as acquired:
         if not acquired:
             logger.warning("nightly review for %s skipped: another run holds the lock", target)
             return {"day": target.isoformat(), "skipped": "locked"}
-        results = services.nightly_review(day=target)
+        results = nightly.nightly_review(day=target)
     return {
         "day": target.isoformat(),
         "steps": {name: (r.summary() if hasattr(r, "summary") else r) for name, r in results.items()},

@@ -15,9 +15,9 @@ from django.test import RequestFactory
 
 from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
-from supervision.gauge.services import nightly_review
 from supervision.importing.service import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
+from supervision.nightly import nightly_review
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import PASSWORD, golden_session
-from supervision.gauge.services import nightly_review
 from supervision.importing.service import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
+from supervision.nightly import nightly_review
 from supervision.tags.models import TagEvidence
 from supervision.trajectory.services import trajectory_audit_sessions
 

@@ -14,9 +14,9 @@ from django.contrib import admin
 
 from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
-from supervision.gauge.services import nightly_review
 from supervision.importing.service import import_transcripts
 from supervision.models import CommentKind, Session
+from supervision.nightly import nightly_review
 from supervision.tags.models import TraineeTag
 from supervision.tags.services import tag_evidence_add
 from supervision.testing import form_data

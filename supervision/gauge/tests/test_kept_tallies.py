@@ -10,9 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from supervision.gauge import services
+from supervision.gauge import aggregate
+from supervision.gauge.aggregate import tallies_forget, tally_sql_digest
 from supervision.gauge.models import GaugeSnapshot, SessionRevision, SessionTally
-from supervision.gauge.services import gauge_compute, suggestion_accept, tallies_forget, tally_sql_digest
+from supervision.gauge.services import gauge_compute
+from supervision.gauge.suggestions import suggestion_accept
 from supervision.gauge.tests.conftest import DAY
 from supervision.models import Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
 from taxonomy.models import TechniqueLabelDef
@@ -190,14 +192,14 @@ def test_a_write_committed_while_a_run_is_going_is_picked_up_by_the_next_run(fix
     the tally it computed from the rows before the change. The revision it kept is older than S1's now,
     so the next run aggregates S1 again instead of trusting the kept tally."""
     aggregated, resume = threading.Event(), threading.Event()
-    keep = services._keep_tallies
+    keep = aggregate._keep_tallies
 
     def keep_then_wait(sessions, computed_at):
         keep(sessions, computed_at)
         aggregated.set()
         resume.wait(30)
 
-    monkeypatch.setattr(services, "_keep_tallies", keep_then_wait)
+    monkeypatch.setattr(aggregate, "_keep_tallies", keep_then_wait)
     errors = []
 
     def nightly_run():
@@ -218,7 +220,7 @@ def test_a_write_committed_while_a_run_is_going_is_picked_up_by_the_next_run(fix
     s1 = GaugeSnapshot.objects.get(session__code="S1", date=DAY)
     assert (s1.closing_acknowledged, s1.closed_on_resuming_client) == (0, 1)  # the run saw the rows before
 
-    monkeypatch.setattr(services, "_keep_tallies", keep)
+    monkeypatch.setattr(aggregate, "_keep_tallies", keep)
     gauge_compute(day=DAY)
     s1 = GaugeSnapshot.objects.get(session__code="S1", date=DAY)
     assert (s1.closing_acknowledged, s1.closed_on_resuming_client) == (1, 0)

@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db import InterfaceError, OperationalError
 
 from portal.celery import app
+from supervision import nightly
 from supervision.gauge import services, tasks
 from supervision.gauge.locks import nightly_lock
 from supervision.gauge.models import GaugeSnapshot
@@ -45,7 +46,7 @@ def test_the_task_is_registered_by_name_with_late_acks_and_retries():
 
 def test_the_nightly_steps_hook_runs_the_gauge(fixture_sessions):
     assert settings.NIGHTLY_REVIEW_STEPS[0] == "supervision.gauge.services.gauge_compute"
-    results = services.nightly_review(day=DAY)
+    results = nightly.nightly_review(day=DAY)
     assert results["supervision.gauge.services.gauge_compute"].summary() == {"trainees": 2, "sessions": 3, "turns": 24}
 
 

@@ -6,10 +6,10 @@ from django.urls import reverse
 from conftest import PASSWORD
 from supervision.exporting import golden_lines
 from supervision.gauge.models import DismissedSuggestion, GaugeSnapshot
-from supervision.gauge.services import (
+from supervision.gauge.services import gauge_compute
+from supervision.gauge.suggestions import (
     CLOSED_ON_RESUMING_KEY,
     SILENT_CLOSE_KEY,
-    gauge_compute,
     suggestion_accept,
     suggestion_dismiss,
 )

@@ -7,8 +7,9 @@ import datetime
 import pytest
 
 from supervision.gauge.models import DismissedSuggestion
-from supervision.gauge.services import nightly_review, suggestion_accept, suggestion_dismiss
+from supervision.gauge.suggestions import suggestion_accept, suggestion_dismiss
 from supervision.models import SupervisorComment, Turn, TurnTechnique
+from supervision.nightly import nightly_review
 from supervision.safety.services import SUGGESTION_PREFIX, safety_suggest
 from supervision.safety.tests.factories import script
 from taxonomy.models import TechniqueLabelDef

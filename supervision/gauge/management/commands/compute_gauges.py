@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from supervision import nightly
 from supervision.gauge import services
 from supervision.gauge.locks import nightly_lock
 
@@ -32,7 +33,7 @@ class Command(BaseCommand):
             try:
                 if full:
                     services.tallies_forget()
-                results = services.nightly_review(day=day)
+                results = nightly.nightly_review(day=day)
             except services.GaugeUnavailable as exc:
                 raise CommandError(str(exc)) from exc
         gauge = next(r for r in results.values() if isinstance(r, services.GaugeRun))
