@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from supervision.gauge.services import gauge_available
 from supervision.importing.readers import read_jsonl
-from supervision.importing.service import ImportReport, import_transcripts
+from supervision.importing.services import ImportReport, import_transcripts
 from supervision.nightly import nightly_review
 from supervision.roles import Role
 from supervision.services import portal_user_create_or_update

@@ -38,8 +38,8 @@ def golden_jsonl(sessions: Iterable[Session]) -> Iterator[str]:
 def _batch_lines(sessions: list[Session]) -> Iterator[dict]:
     by_id = {s.id: s for s in sessions}
     turns = Turn.objects.filter(session_id__in=by_id).order_by("session__code", "seq")
-    techniques = _codes(TurnTechnique, by_id)
-    states = _codes(TurnClientState, by_id)
+    techniques = label_codes_by_turn(TurnTechnique, list(by_id))
+    states = label_codes_by_turn(TurnClientState, list(by_id))
     comments: dict[int, list[dict]] = defaultdict(list)
     for turn_id, kind, text, author, deviation in (
         SupervisorComment.objects.filter(turn__session_id__in=by_id, is_suggestion=False)
@@ -74,10 +74,12 @@ def _batch_lines(sessions: list[Session]) -> Iterator[dict]:
         yield line
 
 
-def _codes(model, session_ids) -> dict[int, list[str]]:
+def label_codes_by_turn(model, sessions) -> dict[int, list[str]]:
+    """The label codes of each turn of ``sessions`` (ids or a Session queryset) in ``model``
+    (``TurnTechnique`` or ``TurnClientState``), in the order they were linked: the §2 list order."""
     codes: dict[int, list[str]] = defaultdict(list)
     for turn_id, code in (
-        model.objects.filter(turn__session_id__in=session_ids).order_by("id").values_list("turn_id", "label__code")
+        model.objects.filter(turn__session__in=sessions).order_by("id").values_list("turn_id", "label__code")
     ):
         codes[turn_id].append(code)
     return codes

@@ -59,14 +59,6 @@ RQ_BAND_KO = {"below_fair": "기준 미달 (below fair)", "fair": "적정 (fair 
 STATUS_KO = {"under": "과소", "within": "범위 안", "over": "과다"}
 
 
-def technique_swatch(code: str) -> Swatch:
-    return CATEGORY_SWATCH.get(TECHNIQUE_CATEGORY.get(code, ""), FALLBACK_SWATCH)
-
-
-def client_state_swatch(code: str) -> Swatch:
-    return SAFETY_CRITICAL_SWATCH if code in catalogue.SAFETY_CRITICAL_STATES else CLIENT_STATE_SWATCH
-
-
 def technique_chip_class(code: str) -> str:
     """The palette class of a technique chip (``.chip.cat-<CATEGORY>`` in /palette.css)."""
     category = TECHNIQUE_CATEGORY.get(code)
@@ -75,12 +67,3 @@ def technique_chip_class(code: str) -> str:
 
 def client_state_chip_class(code: str) -> str:
     return "chip state critical" if code in catalogue.SAFETY_CRITICAL_STATES else "chip state"
-
-
-def severity_swatch(severity: str | None) -> Swatch:
-    return SEVERITY_SWATCH.get(severity or "", FALLBACK_SWATCH)
-
-
-def technique_label(code: str) -> str:
-    """What people read: the Korean name, with a code that is not in the catalogue shown as it is."""
-    return TECHNIQUE_KO.get(code, code)

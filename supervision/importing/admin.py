@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from supervision import selectors
-from supervision.importing import jobs, spreadsheets
+from supervision.importing import jobs, spreadsheet_export
 from supervision.importing.columns import KOREAN
 from supervision.importing.models import ImportJob
 from supervision.roles import is_supervisor, sees_everything
@@ -146,7 +146,7 @@ class SpreadsheetImportMixin:
     def import_template_view(self, request):
         self._guard(request)
         buffer = io.BytesIO()
-        spreadsheets.write_template(buffer)
+        spreadsheet_export.write_template(buffer)
         response = HttpResponse(buffer.getvalue(), content_type=XLSX_TYPE)
         response["Content-Disposition"] = 'attachment; filename="transcript_template.xlsx"'
         return response
@@ -173,7 +173,7 @@ class SpreadsheetImportMixin:
         if sessions is None:
             return None
         buffer = io.BytesIO()
-        spreadsheets.write_xlsx(sessions, buffer)
+        spreadsheet_export.write_xlsx(sessions, buffer)
         response = HttpResponse(buffer.getvalue(), content_type=XLSX_TYPE)
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.xlsx"'
         return response
@@ -183,7 +183,7 @@ class SpreadsheetImportMixin:
         sessions = self._selected(request, queryset)
         if sessions is None:
             return None
-        chunks = (chunk.encode("utf-8") for chunk in spreadsheets.csv_lines(sessions))
+        chunks = (chunk.encode("utf-8") for chunk in spreadsheet_export.csv_lines(sessions))
         response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.csv"'
         return response

@@ -18,7 +18,7 @@ from django.utils import timezone
 from portal.queue import QUEUE_DOWN_MESSAGE, QueueUnavailable, broker_answers, enqueue
 from supervision.importing.models import ImportJob
 from supervision.importing.records import RowError
-from supervision.importing.service import ImportReport, import_file
+from supervision.importing.services import ImportReport, import_file
 from supervision.importing.sources import READERS
 
 SPREADSHEET_SUFFIXES = tuple(sorted(READERS))

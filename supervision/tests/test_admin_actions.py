@@ -15,7 +15,7 @@ from django.test import RequestFactory
 
 from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
 from supervision.nightly import nightly_review
 

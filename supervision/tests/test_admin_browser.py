@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PASSWORD, golden_session
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
 from supervision.nightly import nightly_review
 from supervision.tags.models import TagEvidence

@@ -14,7 +14,7 @@ from django.contrib import admin
 
 from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import CommentKind, Session
 from supervision.nightly import nightly_review
 from supervision.tags.models import TraineeTag

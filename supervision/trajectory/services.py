@@ -20,6 +20,7 @@ from typing import Any
 from django.db import models, transaction
 from django.utils import timezone
 
+from supervision.exporting import label_codes_by_turn
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.trajectory.engine.audit import audit_windows
 from supervision.trajectory.engine.resources import engine_version
@@ -55,20 +56,8 @@ def window_bounds(n_turns: int, size: int = WINDOW_TURNS, stride: int = WINDOW_S
 
 def _turn_dicts(session_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
     """§2-shaped turn dicts per session, ordered by seq: one query for turns, one per label table."""
-    techniques: dict[int, list[str]] = defaultdict(list)
-    for turn_id, code in (
-        TurnTechnique.objects.filter(turn__session_id__in=session_ids)
-        .order_by("id")
-        .values_list("turn_id", "label__code")
-    ):
-        techniques[turn_id].append(code)
-    states: dict[int, list[str]] = defaultdict(list)
-    for turn_id, code in (
-        TurnClientState.objects.filter(turn__session_id__in=session_ids)
-        .order_by("id")
-        .values_list("turn_id", "label__code")
-    ):
-        states[turn_id].append(code)
+    techniques = label_codes_by_turn(TurnTechnique, session_ids)
+    states = label_codes_by_turn(TurnClientState, session_ids)
     by_session: dict[int, list[dict[str, Any]]] = defaultdict(list)
     rows = (
         Turn.objects.filter(session_id__in=session_ids)

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import golden_line, write_jsonl
 from supervision.feedback.tests.test_browser import browser, http_settings  # noqa: F401 (shared fixtures)
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import Session
 
 

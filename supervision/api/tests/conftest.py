@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from conftest import golden_session
 from supervision.agreement.tests.factories import saved_run
 from supervision.commenting import supervisor_comment_create
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment, TurnClientState
 from supervision.tags.services import tag_evidence_add
 from taxonomy.models import ClientStateDef

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conftest import golden_line
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import Session
 
 CRITIQUE = {

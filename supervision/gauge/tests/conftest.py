@@ -12,7 +12,7 @@ import pytest
 
 from conftest import golden_line, write_jsonl
 from supervision.gauge.models import TargetBand
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.importing.sources import rows_from_path
 
 DAY = datetime.date(2026, 11, 30)

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from conftest import PASSWORD
 from supervision.importing.models import ImportJob
-from supervision.importing.service import import_file
+from supervision.importing.services import import_file
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv, write_xlsx
 from supervision.models import Session
 

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from supervision.importing.service import import_file
+from supervision.importing.services import import_file
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv
 
 pytestmark = pytest.mark.django_db

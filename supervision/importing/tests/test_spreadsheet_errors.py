@@ -2,7 +2,7 @@
 
 import pytest
 
-from supervision.importing.service import import_file
+from supervision.importing.services import import_file
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv, write_xlsx
 from supervision.models import Session, Turn
 

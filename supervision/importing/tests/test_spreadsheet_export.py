@@ -10,7 +10,7 @@ from openpyxl import load_workbook
 from conftest import golden_session, write_jsonl
 from supervision.exporting import golden_lines
 from supervision.importing.columns import FIELD_NAMES
-from supervision.importing.service import import_file
+from supervision.importing.services import import_file
 from supervision.models import Session
 
 pytestmark = pytest.mark.django_db

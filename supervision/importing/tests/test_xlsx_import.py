@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from supervision.importing.service import import_file
+from supervision.importing.services import import_file
 from supervision.importing.tests.sheets import KOREAN_HEADER, session_rows, write_xlsx
 from supervision.models import Session, SupervisorComment, Turn
 

@@ -26,14 +26,14 @@ class Command(BaseCommand):
         if format == "jsonl":
             self._write_text(golden_jsonl(queryset), output)
             return
-        from supervision.importing import spreadsheets
+        from supervision.importing import spreadsheet_export
 
         if format == "csv":
-            self._write_text(spreadsheets.csv_lines(queryset), output)
+            self._write_text(spreadsheet_export.csv_lines(queryset), output)
         else:
             if not output:
                 raise CommandError("xlsx 형식은 --output 파일이 필요합니다.")
-            spreadsheets.write_xlsx(queryset, Path(output))
+            spreadsheet_export.write_xlsx(queryset, Path(output))
 
     def _write_text(self, chunks, output) -> None:
         if output:

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from supervision.importing.records import RowError
-from supervision.importing.service import ImportReport, import_file
+from supervision.importing.services import ImportReport, import_file
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ risk. A turn is ``K`` (client) or ``C`` (counselor), then ``:`` and its labels j
 from __future__ import annotations
 
 from conftest import golden_line
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import Session
 
 DEFAULT_TECHNIQUE = "reflection"

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.models import Turn, TurnTechnique
 from supervision.safety.models import SafetyReview
 from supervision.safety.tests.factories import script, script_lines

@@ -5,7 +5,7 @@ import datetime
 
 from conftest import golden_session
 from supervision.gauge.services import gauge_compute
-from supervision.importing.service import import_transcripts
+from supervision.importing.services import import_transcripts
 from supervision.tags.models import TagEvidence, TraineeTag
 from supervision.tags.nightly import tags_nightly
 

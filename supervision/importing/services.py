@@ -7,7 +7,6 @@ bulk operations. Re-importing the same file changes nothing and reports ``create
 
 from __future__ import annotations
 
-import datetime
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -20,7 +19,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from portal.perf import without_cyclic_gc
-from supervision.importing.checks import session_errors
+from supervision.exporting import label_codes_by_turn
+from supervision.importing.cross_row import session_errors
 from supervision.importing.parse import RowParser
 from supervision.importing.readers import FileRejected, RowProblem
 from supervision.importing.records import ImportAborted, RowError, TurnRecord
@@ -198,8 +198,9 @@ def _write(
         row["utterance_id"]: row
         for row in Turn.objects.filter(session__code__in=codes).values("id", "utterance_id", "session_id", *TURN_FIELDS)
     }
-    existing_techniques = _links(TurnTechnique, codes)
-    existing_states = _links(TurnClientState, codes)
+    in_file = Session.objects.filter(code__in=codes)
+    existing_techniques = label_codes_by_turn(TurnTechnique, in_file)
+    existing_states = label_codes_by_turn(TurnClientState, in_file)
     existing_comments: dict[int, set[tuple]] = defaultdict(set)
     for turn_id, kind, text, author, deviation in SupervisorComment.objects.filter(
         turn__session__code__in=codes, is_suggestion=False
@@ -250,7 +251,7 @@ def _write(
         ids = [turn_id for turn_id, _ in relink]
         TurnTechnique.objects.filter(turn_id__in=ids).delete()
         TurnClientState.objects.filter(turn_id__in=ids).delete()
-    writer = _copy_writer if connection.vendor == "postgresql" else _orm_writer
+    writer = CopyWriter if connection.vendor == "postgresql" else OrmWriter
     new_ids = writer.turns(new_records, sessions, progress)
     report.created = len(new_records)
     linked = relink + list(zip(new_ids, new_records, strict=True))
@@ -270,7 +271,7 @@ def _write(
         progress("write", len(new_records), len(new_records))
 
 
-class _orm_writer:
+class OrmWriter:
     """Portable path (the embedded SQLite database of ``make run``): bulk_create, ids returned by the ORM."""
 
     @staticmethod
@@ -303,7 +304,7 @@ class _orm_writer:
         SupervisorComment.objects.bulk_create(comments, batch_size=2000)
 
 
-class _copy_writer:
+class CopyWriter:
     """PostgreSQL: ids taken from the sequence in one query, then rows streamed with COPY (psycopg 3).
 
     COPY runs on Django's own connection, so it belongs to the import's transaction (all or nothing).
@@ -434,13 +435,6 @@ def _upsert_sessions(
     return existing
 
 
-def _links(model, codes: list[str]) -> dict[int, list[str]]:
-    links: dict[int, list[str]] = defaultdict(list)
-    for turn_id, code in model.objects.filter(turn__session__code__in=codes).values_list("turn_id", "label__code"):
-        links[turn_id].append(code)
-    return links
-
-
 def _comments_to_add(turn_id: int, record: TurnRecord, existing: set[tuple], created_by) -> list[SupervisorComment]:
     fresh = []
     for comment in record.comments:
@@ -459,7 +453,3 @@ def _comments_to_add(turn_id: int, record: TurnRecord, existing: set[tuple], cre
             )
         )
     return fresh
-
-
-def today_local() -> datetime.date:
-    return timezone.localdate()
