@@ -10,7 +10,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import render
@@ -20,7 +20,7 @@ from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
-from supervision import presentation, rules
+from supervision import presentation, rules, selectors
 from supervision.commenting import (
     CommentForbidden,
     CommentRejected,
@@ -232,13 +232,7 @@ class CommentInline(admin.StackedInline):
 
     def get_queryset(self, request):
         # AI suggestions are accepted or dismissed on their own page, never edited as plain comments.
-        return (
-            super()
-            .get_queryset(request)
-            .filter(is_suggestion=False)
-            .select_related("written_by")
-            .prefetch_related("replies__author")
-        )
+        return super().get_queryset(request).accepted().select_related("written_by").prefetch_related("replies__author")
 
     def get_formset(self, request, obj=None, **kwargs):
         formset = super().get_formset(request, obj, **kwargs)
@@ -279,22 +273,15 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     change_form_template = "admin/supervision/session/change_form.html"
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                turn_total=Count("turns", distinct=True),
-                critique_total=Count("turns__comments", filter=_accepted_critique("turns__comments__"), distinct=True),
-            )
-        )
+        return selectors.with_session_counts(super().get_queryset(request))
 
-    @admin.display(description=_("발화 수"), ordering="turn_total")
+    @admin.display(description=_("발화 수"), ordering="turn_count")
     def turn_count(self, obj):
-        return obj.turn_total
+        return obj.turn_count
 
-    @admin.display(description=_("논평 수"), ordering="critique_total")
+    @admin.display(description=_("논평 수"), ordering="critique_count")
     def critique_count(self, obj):
-        return obj.critique_total
+        return obj.critique_count
 
     def get_urls(self):
         extra = [
@@ -411,10 +398,6 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
         return render(
             request, "admin/supervision/session/comment_form.html", context, status=400 if form.errors else 200
         )
-
-
-def _accepted_critique(prefix: str):
-    return Q(**{f"{prefix}kind": CommentKind.CRITIQUE, f"{prefix}is_suggestion": False})
 
 
 class NonverbalField(forms.CharField):
@@ -612,7 +595,7 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
         return (
             super()
             .get_queryset(request)
-            .filter(is_suggestion=False)
+            .accepted()
             .annotate(reply_total=Count("replies"))
             .prefetch_related("replies__author")
         )

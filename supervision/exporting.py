@@ -42,7 +42,8 @@ def _batch_lines(sessions: list[Session]) -> Iterator[dict]:
     states = label_codes_by_turn(TurnClientState, list(by_id))
     comments: dict[int, list[dict]] = defaultdict(list)
     for turn_id, kind, text, author, deviation in (
-        SupervisorComment.objects.filter(turn__session_id__in=by_id, is_suggestion=False)
+        SupervisorComment.objects.accepted()
+        .filter(turn__session_id__in=by_id)
         .order_by("id")
         .values_list("turn_id", "kind", "text", "author", "intent_deviation")
     ):

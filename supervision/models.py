@@ -10,10 +10,9 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from supervision.rules import SESSION_CODE_PATTERN
 from taxonomy import catalogue
 from taxonomy.models import ClientStateDef, StageDef, TechniqueLabelDef
-
-SESSION_CODE_PATTERN = r"^[A-Za-z0-9_.]+$"
 
 
 class Speaker(models.TextChoices):
@@ -181,6 +180,25 @@ class TurnClientState(models.Model):
         return f"{self.label.ko} ({self.label.code})"
 
 
+class SupervisorCommentQuerySet(models.QuerySet):
+    def accepted(self) -> "SupervisorCommentQuerySet":
+        """What counts, is exported and is shown to trainees: every comment but a pending AI suggestion."""
+        return self.filter(ACCEPTED)
+
+    def accepted_critiques(self) -> "SupervisorCommentQuerySet":
+        return self.filter(accepted_critique_q())
+
+
+# The one definition of an accepted comment, also for annotations across relations (``accepted_critique_q``).
+ACCEPTED = models.Q(is_suggestion=False)
+
+
+def accepted_critique_q(prefix: str = "") -> models.Q:
+    """Accepted critiques, reached through ``prefix`` (e.g. ``"turns__comments__"``) in a filter or a
+    conditional aggregate."""
+    return models.Q(**{f"{prefix}kind": CommentKind.CRITIQUE, f"{prefix}is_suggestion": False})
+
+
 class SupervisorComment(models.Model):
     """A rationale or critique on one turn. Critiques carry ``intent_deviation``
     ``{"dimension", "expected", "actual", "severity"}`` (each optional; shape checked by
@@ -211,6 +229,8 @@ class SupervisorComment(models.Model):
     created_at = models.DateTimeField(_("작성 시각"), auto_now_add=True)
     updated_at = models.DateTimeField(_("수정 시각"), auto_now=True)
     history = HistoricalRecords(excluded_fields=["updated_at"])
+
+    objects = SupervisorCommentQuerySet.as_manager()
 
     class Meta:
         db_table = "supervisor_comment"

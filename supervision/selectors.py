@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from supervision.models import CommentKind, Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
+from supervision.models import ACCEPTED, Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
 from supervision.roles import trainee_filter
 
 
@@ -21,26 +21,30 @@ def _visible_comment_filter(user) -> Q:
     return trainee_filter(user, "turn__session__trainee") & ~Q(is_suggestion=True, turn__session__trainee=user.pk)
 
 
-def _count_of(queryset: QuerySet, group: str) -> Coalesce:
-    # Correlated subqueries keep the two counts from multiplying each other, as two joins would.
-    counted = queryset.order_by().values(group).annotate(n=Count("pk")).values("n")
+def count_per_session(queryset: QuerySet, session: str = "turn__session_id") -> Coalesce:
+    """The number of rows of ``queryset`` (already narrowed with ``OuterRef("pk")``) in each session.
+
+    Correlated subqueries keep several counts from multiplying each other, as joins would (joined, two
+    comment counts ran once per turn)."""
+    counted = queryset.order_by().values(session).annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def with_session_counts(sessions: QuerySet[Session]) -> QuerySet[Session]:
+    """``sessions`` with ``turn_count`` and ``critique_count`` (accepted critiques): the one definition the
+    API, the trainee pages and the admin list show."""
+    return sessions.annotate(
+        turn_count=count_per_session(Turn.objects.filter(session_id=OuterRef("pk")), "session_id"),
+        critique_count=count_per_session(
+            SupervisorComment.objects.accepted_critiques().filter(turn__session_id=OuterRef("pk"))
+        ),
+    )
 
 
 def session_list(user) -> QuerySet[Session]:
     """Sessions of the trainees ``user`` may see, with their turn and (accepted) critique counts."""
-    critiques = SupervisorComment.objects.filter(
-        turn__session_id=OuterRef("pk"), kind=CommentKind.CRITIQUE, is_suggestion=False
-    )
-    return (
-        Session.objects.filter(trainee_filter(user))
-        .select_related("trainee")
-        .annotate(
-            turn_count=_count_of(Turn.objects.filter(session_id=OuterRef("pk")), "session_id"),
-            critique_count=_count_of(critiques, "turn__session_id"),
-        )
-        .order_by("-held_on", "code")
-    )
+    sessions = Session.objects.filter(trainee_filter(user)).select_related("trainee")
+    return with_session_counts(sessions).order_by("-held_on", "code")
 
 
 def _links(model) -> QuerySet:
@@ -82,5 +86,5 @@ def comment_history(user, comment: SupervisorComment) -> QuerySet:
     """
     history = comment.history.select_related("history_user").order_by("history_date", "history_id")
     if comment.turn.session.trainee_id == user.pk:
-        history = history.filter(is_suggestion=False)
+        history = history.filter(ACCEPTED)
     return history

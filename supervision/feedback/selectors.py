@@ -7,16 +7,16 @@ simply not in the queryset, so it answers 404.
 
 from __future__ import annotations
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.gauge.models import GaugeSnapshot
 from supervision.gauge.serializers import GaugeSnapshotSerializer
-from supervision.models import CommentKind, Session, SupervisorComment, Turn
+from supervision.models import Session, SupervisorComment, Turn
 from supervision.roles import trainee_filter
 from supervision.safety.selectors import transcript_marks
+from supervision.selectors import count_per_session, with_session_counts
 from supervision.tags.views import tags_feedback_context
 from supervision.trajectory.selectors import audits_for as trajectory_audits_for
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
@@ -24,40 +24,18 @@ from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
 def accepted_comments() -> QuerySet[SupervisorComment]:
     """What a trainee may see: comments that are not (or no longer) AI suggestions."""
-    return SupervisorComment.objects.filter(is_suggestion=False)
-
-
-def _count(queryset: QuerySet) -> Coalesce:
-    counted = queryset.order_by().values("turn__session").annotate(n=Count("id")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+    return SupervisorComment.objects.accepted()
 
 
 def feedback_sessions(user) -> QuerySet[Session]:
     """The sessions the user may see, with critique counts and how many shown comments are unread by them."""
-    in_session = accepted_comments().filter(turn__session=OuterRef("pk"))
-    unread = in_session.exclude(Exists(CommentRead.objects.filter(comment=OuterRef("pk"), user=user)))
-    return (
-        Session.objects.filter(trainee_filter(user))
-        .select_related("trainee")
-        .annotate(
-            # A subquery, not a join on turns: joined, the two comment subqueries below ran once per turn
-            # (3.5 s for a trainee with three 60-turn sessions among 96; make bench-load found it).
-            turn_total=Coalesce(
-                Subquery(
-                    Turn.objects.filter(session=OuterRef("pk"))
-                    .order_by()
-                    .values("session")
-                    .annotate(n=Count("id"))
-                    .values("n"),
-                    output_field=IntegerField(),
-                ),
-                Value(0),
-            ),
-            critique_count=_count(in_session.filter(kind=CommentKind.CRITIQUE)),
-            unread_count=_count(unread),
-        )
-        .order_by("-held_on", "code")
+    unread = (
+        accepted_comments()
+        .filter(turn__session=OuterRef("pk"))
+        .exclude(Exists(CommentRead.objects.filter(comment=OuterRef("pk"), user=user)))
     )
+    sessions = Session.objects.filter(trainee_filter(user)).select_related("trainee")
+    return with_session_counts(sessions).annotate(unread_count=count_per_session(unread)).order_by("-held_on", "code")
 
 
 def transcript_turns(

@@ -202,9 +202,11 @@ def _write(
     existing_techniques = label_codes_by_turn(TurnTechnique, in_file)
     existing_states = label_codes_by_turn(TurnClientState, in_file)
     existing_comments: dict[int, set[tuple]] = defaultdict(set)
-    for turn_id, kind, text, author, deviation in SupervisorComment.objects.filter(
-        turn__session__code__in=codes, is_suggestion=False
-    ).values_list("turn_id", "kind", "text", "author", "intent_deviation"):
+    for turn_id, kind, text, author, deviation in (
+        SupervisorComment.objects.accepted()
+        .filter(turn__session__code__in=codes)
+        .values_list("turn_id", "kind", "text", "author", "intent_deviation")
+    ):
         existing_comments[turn_id].add((kind, text, author, tuple(sorted((deviation or {}).items()))))
 
     file_uids = {r.utterance_id for r in records}

@@ -6,7 +6,7 @@ import datetime
 
 from supervision.gauge.models import GaugeSnapshot
 from supervision.gauge.serializers import GaugeSnapshotSerializer
-from supervision.models import CommentKind, SupervisorComment
+from supervision.models import SupervisorComment
 from supervision.tags.catalogue import overuses, underuses
 from supervision.tags.models import Origin
 from supervision.tags.services import run_moment, tag_evidence_add, tags_nightly_check, tags_record_gauge_evidence
@@ -41,9 +41,8 @@ def tags_record_critique_evidence(*, day: datetime.date) -> int:
     """
     session_ids = GaugeSnapshot.objects.filter(date=day, session__isnull=False).values("session_id")
     critiques = (
-        SupervisorComment.objects.filter(
-            kind=CommentKind.CRITIQUE,
-            is_suggestion=False,
+        SupervisorComment.objects.accepted_critiques()
+        .filter(
             turn__session__in=session_ids,
             intent_deviation__has_keys=["expected", "actual"],
         )
