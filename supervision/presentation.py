@@ -55,7 +55,6 @@ TECHNIQUE_KO: dict[str, str] = {t.code: t.ko for t in catalogue.TECHNIQUES}
 TECHNIQUE_CATEGORY: dict[str, str] = {t.code: t.category for t in catalogue.TECHNIQUES}
 CLIENT_STATE_KO: dict[str, str] = {s.code: s.ko for s in catalogue.CLIENT_STATES}
 
-RQ_BAND_KO = {"below_fair": "기준 미달 (below fair)", "fair": "적정 (fair ≥ 1:1)", "good": "우수 (good ≥ 2:1)"}
 STATUS_KO = {"under": "과소", "within": "범위 안", "over": "과다"}
 
 

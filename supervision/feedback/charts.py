@@ -13,12 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
 from supervision import presentation
+from supervision.gauge import figures
 from taxonomy import catalogue
 
-# MITI 4.2.1 reflection-to-question thresholds (DESIGN.md, "Review gauge").
-RQ_FAIR = 1.0
-RQ_GOOD = 2.0
-RQ_SCALE_MAX = 3.0
+RQ_SCALE_MAX = 3.0  # the right end of the reflection-to-question scale
 
 _FONT = 'font-family="system-ui, Noto Sans KR, NanumGothic, sans-serif"'
 
@@ -80,14 +78,6 @@ def category_rows(snapshot: Mapping) -> list[dict]:
     return rows
 
 
-def rq_band(ratio: float | None) -> str:
-    if ratio is None:
-        return ""
-    if ratio >= RQ_GOOD:
-        return "good"
-    return "fair" if ratio >= RQ_FAIR else "below_fair"
-
-
 def gauge_svg(snapshot: Mapping) -> str:
     """Category shares against their target bands, and the reflection-to-question ratio on the MITI scale."""
     rows = category_rows(snapshot)
@@ -135,7 +125,7 @@ def _category_sentence(row: dict) -> str:
 def _rq_sentence(ratio: float | None) -> str:
     if ratio is None:
         return "반영 대 질문 비율: 자료 없음."
-    return f"반영 대 질문 비율 {ratio:.2f}:1, {presentation.RQ_BAND_KO[rq_band(ratio)]}."
+    return f"반영 대 질문 비율 {ratio:.2f}:1, {figures.RQ_BAND_KO[figures.rq_band(ratio)]}."
 
 
 def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int) -> str:
@@ -143,9 +133,9 @@ def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int) -> str:
         return left + _clamp(value, 0, RQ_SCALE_MAX) / RQ_SCALE_MAX * bar_w
 
     zones = (
-        (0.0, RQ_FAIR, "#fde2e1", "기준 미달"),
-        (RQ_FAIR, RQ_GOOD, "#fff3c9", "적정"),
-        (RQ_GOOD, RQ_SCALE_MAX, "#dff5ea", "우수"),
+        (0.0, figures.MITI_FAIR, "#fde2e1", figures.RQ_BAND_SHORT_KO[figures.BELOW_FAIR]),
+        (figures.MITI_FAIR, figures.MITI_GOOD, "#fff3c9", figures.RQ_BAND_SHORT_KO[figures.FAIR]),
+        (figures.MITI_GOOD, RQ_SCALE_MAX, "#dff5ea", figures.RQ_BAND_SHORT_KO[figures.GOOD]),
     )
     parts = [f'<text x="{left - 10}" y="{top + 16}" text-anchor="end" fill="#1f2430">반영 : 질문</text>']
     for low, high, fill, name in zones:
@@ -154,7 +144,7 @@ def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int) -> str:
             f'<text x="{(x(low) + x(high)) / 2:.1f}" y="{top + 15}" text-anchor="middle" fill="#2f3645" '
             f'font-size="11">{name}</text>'
         )
-    for tick in (0.0, RQ_FAIR, RQ_GOOD, RQ_SCALE_MAX):
+    for tick in (0.0, figures.MITI_FAIR, figures.MITI_GOOD, RQ_SCALE_MAX):
         label = f"{tick:g}:1" + ("+" if tick == RQ_SCALE_MAX else "")
         parts.append(f'<text x="{x(tick):.1f}" y="{top + 38}" text-anchor="middle" fill="#5a6272">{label}</text>')
     if ratio is None:

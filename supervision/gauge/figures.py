@@ -50,7 +50,14 @@ from taxonomy import catalogue
 
 UNDER, WITHIN, OVER = "under", "within", "over"
 BELOW_FAIR, FAIR, GOOD = "below_fair", "fair", "good"
+# MITI 4.2.1 reflection-to-question thresholds (DESIGN.md, "Review gauge"): the charts and the tags read these.
 MITI_FAIR, MITI_GOOD = 1.0, 2.0
+RQ_BAND_KO = {
+    BELOW_FAIR: f"기준 미달 (below fair < {MITI_FAIR:g}:1)",
+    FAIR: f"적정 (fair ≥ {MITI_FAIR:g}:1)",
+    GOOD: f"우수 (good ≥ {MITI_GOOD:g}:1)",
+}
+RQ_BAND_SHORT_KO = {BELOW_FAIR: "기준 미달", FAIR: "적정", GOOD: "우수"}
 DIGITS = 4
 
 Band = tuple[float, float]
@@ -137,11 +144,14 @@ def rq(reflections: int, questions: int) -> tuple[float | None, str | None]:
     if questions == 0:
         return None, (GOOD if reflections else None)
     ratio = reflections / questions
+    return ratio, rq_band(ratio)
+
+
+def rq_band(ratio: float) -> str:
+    """The MITI band of a reflection-to-question ratio."""
     if ratio >= MITI_GOOD:
-        return ratio, GOOD
-    if ratio >= MITI_FAIR:
-        return ratio, FAIR
-    return ratio, BELOW_FAIR
+        return GOOD
+    return FAIR if ratio >= MITI_FAIR else BELOW_FAIR
 
 
 def category_counts(techniques: Mapping[str, int]) -> dict[str, int]:

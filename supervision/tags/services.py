@@ -25,6 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from supervision import rules
+from supervision.gauge import figures
 from supervision.models import Session
 from supervision.safety.selectors import events_of_all_trainees
 from supervision.services import ServiceError
@@ -42,9 +43,9 @@ from taxonomy import catalogue as taxonomy
 
 MAX_EVENT_CHARS = 1000
 
-# Values of the gauge snapshot (CONTRACT §6) this module reads.
-BAND_UNDER, BAND_WITHIN, BAND_OVER = "under", "within", "over"
-RQ_BELOW_FAIR, RQ_FAIR, RQ_GOOD = "below_fair", "fair", "good"
+# Values of the gauge snapshot (CONTRACT §6) this module reads, named where the gauge defines them.
+BAND_UNDER, BAND_WITHIN, BAND_OVER = figures.UNDER, figures.WITHIN, figures.OVER
+RQ_BELOW_FAIR, RQ_FAIR, RQ_GOOD = figures.BELOW_FAIR, figures.FAIR, figures.GOOD
 
 
 class TagInputError(ServiceError):
@@ -436,14 +437,20 @@ def tags_record_gauge_evidence(*, trainee_id: int, session_id: int, snapshot: di
     rq_band = snapshot.get("rq_band")
     rq_detail = {"rq_ratio": snapshot.get("rq_ratio"), "rq_band": rq_band}
     if rq_band == RQ_BELOW_FAIR:
-        evidence(catalogue.RQ_BELOW_FAIR, "반영 대 질문 비율이 1:1에 못 미쳤음", rq_detail)
+        evidence(catalogue.RQ_BELOW_FAIR, f"반영 대 질문 비율이 {figures.MITI_FAIR:g}:1에 못 미쳤음", rq_detail)
     elif rq_band == RQ_FAIR:
         contradiction(
-            catalogue.RQ_BELOW_FAIR, "반영 대 질문 비율이 적정(1:1 이상)이었음", ContradictionSeverity.LOW, rq_detail
+            catalogue.RQ_BELOW_FAIR,
+            f"반영 대 질문 비율이 적정({figures.MITI_FAIR:g}:1 이상)이었음",
+            ContradictionSeverity.LOW,
+            rq_detail,
         )
     elif rq_band == RQ_GOOD:
         contradiction(
-            catalogue.RQ_BELOW_FAIR, "반영 대 질문 비율이 양호(2:1 이상)였음", ContradictionSeverity.MEDIUM, rq_detail
+            catalogue.RQ_BELOW_FAIR,
+            f"반영 대 질문 비율이 양호({figures.MITI_GOOD:g}:1 이상)였음",
+            ContradictionSeverity.MEDIUM,
+            rq_detail,
         )
 
     skipped = session_skips_risk_assessment(session_id)

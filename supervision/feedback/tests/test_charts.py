@@ -3,6 +3,7 @@
 import xml.etree.ElementTree as ET
 
 from supervision.feedback import charts
+from supervision.gauge import figures
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -48,9 +49,9 @@ def test_it_draws_each_share_bar_to_scale_against_its_band():
 
 
 def test_it_places_the_ratio_marker_on_the_miti_scale_and_names_the_band():
-    assert charts.rq_band(0.99) == "below_fair"
-    assert charts.rq_band(1.0) == "fair"
-    assert charts.rq_band(2.0) == "good"
+    assert figures.rq_band(0.99) == "below_fair"
+    assert figures.rq_band(1.0) == "fair"
+    assert figures.rq_band(2.0) == "good"
     good = charts.gauge_svg({**SNAPSHOT, "rq_ratio": 2.5})
     assert "우수 (good ≥ 2:1)" in good
     assert "2.50:1" in good
