@@ -120,7 +120,7 @@ def roles_of(user) -> frozenset[str]:
 
 
 def sees_everything(user) -> bool:
-    """Staff importers and superusers see every trainee's work."""
+    """Staff and superusers: they see every trainee's work, and they alone import transcripts."""
     return bool(getattr(user, "is_superuser", False)) or Role.STAFF in roles_of(user)
 
 

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 
 from taxonomy import catalogue
 
-UTTERANCE_ID = re.compile(r"^(?P<session>[A-Za-z0-9_.]+)-(?P<letter>[CK])-(?P<n>[0-9]{3,})$")
-SESSION_CODE = re.compile(r"^[A-Za-z0-9_.]+$")
+# The one definition of a session code (CONTRACT §2); the database check constraint uses it too.
+_SESSION_CODE_CHARS = r"[A-Za-z0-9_.]+"
+SESSION_CODE_PATTERN = rf"^{_SESSION_CODE_CHARS}$"
+SESSION_CODE = re.compile(SESSION_CODE_PATTERN)
+UTTERANCE_ID = re.compile(rf"^(?P<session>{_SESSION_CODE_CHARS})-(?P<letter>[CK])-(?P<n>[0-9]{{3,}})$")
 SYNTHETIC_SOURCE = re.compile(r"^[A-Za-z0-9_.\-]*_synthetic$")
 INTENT_DEVIATION_KEYS = ("dimension", "expected", "actual", "severity")
 MAX_SHORT_FIELD = 200

@@ -70,11 +70,11 @@ class SpreadsheetImportMixin:
         ]
 
     def changelist_view(self, request, extra_context=None):
-        extra_context = {**(extra_context or {}), "can_import": jobs.can_import(request.user)}
+        extra_context = {**(extra_context or {}), "can_import": sees_everything(request.user)}
         return super().changelist_view(request, extra_context)
 
     def _guard(self, request) -> None:
-        if not jobs.can_import(request.user):
+        if not sees_everything(request.user):
             raise PermissionDenied("가져오기는 자료 담당 스태프와 관리자만 할 수 있습니다.")
 
     def _url(self, name: str, *args) -> str:
@@ -201,10 +201,10 @@ class ImportJobAdmin(admin.ModelAdmin):
         return super().get_queryset(request).defer("data")
 
     def has_module_permission(self, request):
-        return jobs.can_import(request.user)
+        return sees_everything(request.user)
 
     def has_view_permission(self, request, obj=None):
-        return jobs.can_import(request.user)
+        return sees_everything(request.user)
 
     def has_add_permission(self, request):
         return False

@@ -29,13 +29,6 @@ class UploadRefused(Exception):
     """The upload is refused before anything is read (type or size); the message is for the user."""
 
 
-def can_import(user) -> bool:
-    """Only the staff role and superusers import (supervisors curate, trainees read)."""
-    from supervision.roles import Role, roles_of
-
-    return bool(getattr(user, "is_superuser", False)) or Role.STAFF in roles_of(user)
-
-
 def check_upload(*, name: str, size: int) -> str:
     suffix = Path(name).suffix.lower()
     if suffix not in SPREADSHEET_SUFFIXES:
