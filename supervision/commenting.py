@@ -28,6 +28,16 @@ class CommentRejected(Exception):
         self.problems = problems
 
 
+def comment_text_problem(text: str) -> str | None:
+    """Non-empty, within the cell-length limit of the importer (``IMPORT_MAX_CELL_CHARS``), no personal
+    identifier."""
+    if not text.strip():
+        return "내용을 입력해 주세요."
+    if len(text) > settings.IMPORT_MAX_CELL_CHARS:
+        return f"내용은 {settings.IMPORT_MAX_CELL_CHARS:,}자 이내여야 합니다."
+    return rules.personal_identifier_problem(text)
+
+
 def comment_problems(
     *, kind: str, text: str, intent_deviation: object, stored: Mapping | None = None
 ) -> dict[str, list[str]]:
@@ -42,12 +52,7 @@ def comment_problems(
             problems.setdefault(field, []).append(message)
 
     add("kind", rules.comment_kind_problem(kind))
-    if not text.strip():
-        add("text", "내용을 입력해 주세요.")
-    elif len(text) > settings.IMPORT_MAX_CELL_CHARS:
-        add("text", f"내용은 {settings.IMPORT_MAX_CELL_CHARS:,}자 이내여야 합니다.")
-    else:
-        add("text", rules.personal_identifier_problem(text))
+    add("text", comment_text_problem(text))
     shape = rules.intent_deviation_problems(intent_deviation)
     for key, message in shape:
         add("intent_deviation", f"{key}: {message}")

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
-from supervision import rules
+from supervision import commenting, rules
 from supervision.models import CommentKind, Session, Severity, SupervisorComment
 from taxonomy import catalogue
 
@@ -128,8 +128,13 @@ class IntentDeviationField(serializers.Field):
 
 class CommentSerializer(serializers.ModelSerializer):
     kind = serializers.ChoiceField(choices=CommentKind.choices)
-    text = serializers.CharField(max_length=10_000)
+    text = serializers.CharField()
     intent_deviation = IntentDeviationField(required=False)
+
+    def validate_text(self, value: str) -> str:
+        if problem := commenting.comment_text_problem(value):
+            raise serializers.ValidationError(problem)
+        return value
 
     class Meta:
         model = SupervisorComment

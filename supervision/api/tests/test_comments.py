@@ -56,6 +56,14 @@ def test_it_rejects_a_deviation_on_a_rationale_as_the_admin_form_does(world, cli
     assert "critique" in response.json()["intent_deviation"][0]
 
 
+def test_the_text_length_limit_is_the_setting_the_importer_and_the_admin_use(world, client_as, settings):
+    settings.IMPORT_MAX_CELL_CHARS = 20
+    response = post_comment(client_as("supervisor_a"), world["turn_a"], text="가" * 21)
+    assert response.status_code == 400
+    assert response.json()["text"] == ["내용은 20자 이내여야 합니다."]
+    assert post_comment(client_as("supervisor_a"), world["turn_a"], text="가" * 20).status_code == 201
+
+
 def test_it_rejects_personal_identifiers_in_the_text(world, client_as):
     response = post_comment(client_as("supervisor_a"), world["turn_a"], text="연락처 010-1234-5678")
     assert response.status_code == 400
