@@ -25,10 +25,6 @@ urlpatterns = [
     path("feedback/", include("supervision.feedback.urls")),
     path("feedback/", include(tag_urls.feedback_urlpatterns)),
     path("api/v1/", include("supervision.api.urls")),
-    path("api/v1/", include("supervision.gauge.urls")),
-    path("api/v1/", include(tag_urls.urlpatterns)),
-    path("api/v1/", include("supervision.safety.urls")),
-    path("api/v1/", include("supervision.agreement.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # A page: an anonymous visitor is sent to the log-in page rather than shown a 403.
     # The split view serves Swagger UI's start-up script as a file of its own (no inline script, for the CSP).

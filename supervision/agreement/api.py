@@ -10,7 +10,6 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from supervision.api.pagination import PortalPagination
 from supervision.api.permissions import IsAuthenticated, IsStaffOrSuperuser, IsSupervisor
 
 from . import selectors, services
@@ -35,7 +34,6 @@ class AnnotationRunSerializer(serializers.ModelSerializer):
 @extend_schema_view(list=extend_schema(summary="주석 실행 목록(평가 AI·두 번째 주석자)"))
 class AnnotationRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     permission_classes = (RUN_READ,)
-    pagination_class = PortalPagination
     serializer_class = AnnotationRunSerializer
     lookup_value_regex = "[0-9]+"
     filter_backends = ()

@@ -19,7 +19,6 @@ from rest_framework.views import APIView
 from supervision import selectors
 from supervision.api import permissions
 from supervision.api.filters import TraineeFilter
-from supervision.api.pagination import PortalPagination
 from supervision.api.serializers import (
     CommentCreateSerializer,
     CommentDetailSerializer,
@@ -107,7 +106,6 @@ class NDJSONRenderer(renderers.BaseRenderer):
 )
 class SessionViewSet(viewsets.ReadOnlyModelViewSet):
     permission_classes = (permissions.READ,)
-    pagination_class = PortalPagination
     lookup_value_regex = "[0-9]+"
     filterset_class = SessionFilter
 
@@ -170,7 +168,6 @@ class CommentViewSet(
     viewsets.GenericViewSet,
 ):
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
-    pagination_class = PortalPagination
     lookup_value_regex = "[0-9]+"
     filterset_fields = ()
     permissions_by_action = {

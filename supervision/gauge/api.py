@@ -2,7 +2,6 @@ import django_filters
 from rest_framework import generics
 
 from supervision.api.filters import TraineeFilter
-from supervision.api.pagination import PortalPagination
 from supervision.gauge.models import GaugeSnapshot
 from supervision.gauge.selectors import snapshots_visible_to
 from supervision.gauge.serializers import GaugeSnapshotListSerializer
@@ -21,7 +20,6 @@ class GaugeSnapshotList(generics.ListAPIView):
 
     serializer_class = GaugeSnapshotListSerializer
     filterset_class = GaugeSnapshotFilter
-    pagination_class = PortalPagination
 
     def get_queryset(self):
         return snapshots_visible_to(self.request.user)

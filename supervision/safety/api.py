@@ -11,7 +11,6 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from supervision.api.pagination import PortalPagination
 from supervision.api.permissions import SupervisesTrainee
 from supervision.models import TurnClientState
 from supervision.safety.selectors import safety_event, safety_events
@@ -21,7 +20,6 @@ from supervision.safety.services import ReviewRejected, safety_event_review
 
 class SafetyEventList(GenericAPIView):
     serializer_class = SafetyEventSerializer
-    pagination_class = PortalPagination
     filter_backends = ()
     queryset = TurnClientState.objects.none()  # for the schema only: reads go through the role-aware selector
 
