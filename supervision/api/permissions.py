@@ -9,7 +9,7 @@ for a new comment the turn it goes on — and find its trainee with ``trainee_id
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAuthenticated
 
 from supervision.commenting import comment_change_problem
 from supervision.models import Session, SupervisorComment, Turn
@@ -22,7 +22,6 @@ __all__ = [
     "IsSupervisor",
     "IsTrainee",
     "IsTraineeThemself",
-    "ReadOnly",
     "SupervisesTrainee",
     "trainee_id_of",
 ]
@@ -42,14 +41,6 @@ def trainee_id_of(obj) -> int | None:
     if trainee_id is None:
         raise TypeError(f"no trainee known for {type(obj).__name__}")
     return trainee_id
-
-
-class ReadOnly(BasePermission):
-    def has_permission(self, request, view):
-        return request.method in SAFE_METHODS
-
-    def has_object_permission(self, request, view, obj):
-        return request.method in SAFE_METHODS
 
 
 class IsStaffOrSuperuser(BasePermission):

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
-from supervision.admin import trainee_list_filter
+from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.models import Session
 from supervision.roles import supervises, trainee_filter
 from supervision.tags.models import Origin, TagContradiction, TagEvidence, TagTransition, TraineeTag
@@ -91,7 +91,7 @@ class TransitionInline(admin.TabularInline):
 
 
 @admin.register(TraineeTag)
-class TraineeTagAdmin(admin.ModelAdmin):
+class TraineeTagAdmin(RoleScopedAdmin):
     list_display = (
         "trainee",
         "tag",
@@ -124,7 +124,6 @@ class TraineeTagAdmin(admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .filter(trainee_filter(request.user, "trainee"))
             .annotate(
                 evidence_total=Count("evidence", distinct=True),
                 contradiction_total=Count("contradictions", distinct=True),

@@ -12,6 +12,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from supervision.api.permissions import READ, IsAuthenticated, IsTraineeThemself, SupervisesTrainee
 from supervision.roles import supervises
 from supervision.tags.models import Origin, Source, Status, TraineeTag
 from supervision.tags.selectors import (
@@ -25,6 +26,13 @@ from supervision.tags.serializers import ContradictionIn, EvidenceIn, TagOut
 from supervision.tags.services import TagInputError, tag_contradiction_record, tag_definition, tag_evidence_add
 
 
+def _requiring(permission, message: str):
+    """A permission (composed with ``|``/``&`` in ``supervision.api.permissions``) refusing with ``message``."""
+    instance = permission()
+    instance.message = message
+    return instance
+
+
 def _as_validation_error(error: TagInputError) -> ValidationError:
     return ValidationError({error.field: [error.message]})
 
@@ -32,6 +40,16 @@ def _as_validation_error(error: TagInputError) -> ValidationError:
 class TraineeTagsView(GenericAPIView):
     serializer_class = TagOut
     queryset = TraineeTag.objects.none()  # for the schema only: reads go through the role-aware selectors
+
+    def get_permissions(self):
+        if self.request.method == "POST":
+            return [
+                _requiring(
+                    IsAuthenticated & (SupervisesTrainee | IsTraineeThemself),
+                    "이 수련생의 태그에 근거를 더할 수 있는 사람은 담당 슈퍼바이저뿐입니다.",
+                )
+            ]
+        return [READ()]
 
     @extend_schema(
         parameters=[
@@ -49,11 +67,8 @@ class TraineeTagsView(GenericAPIView):
 
     @extend_schema(request=EvidenceIn, responses={201: TagOut, 200: TagOut})
     def post(self, request, trainee_id: int):
-        visible_trainee(viewer=request.user, trainee_id=trainee_id)
+        self.check_object_permissions(request, visible_trainee(viewer=request.user, trainee_id=trainee_id))
         is_supervisor = supervises(request.user, trainee_id)
-        is_self = request.user.pk == trainee_id
-        if not (is_supervisor or is_self):
-            raise PermissionDenied("이 수련생의 태그에 근거를 더할 수 있는 사람은 담당 슈퍼바이저뿐입니다.")
         data = EvidenceIn(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
@@ -90,11 +105,16 @@ class TraineeConflictedTagsView(GenericAPIView):
 class TagContradictionsView(GenericAPIView):
     serializer_class = ContradictionIn
 
+    def get_permissions(self):
+        return [
+            _requiring(
+                IsAuthenticated & SupervisesTrainee, "반증을 기록할 수 있는 사람은 이 수련생의 담당 슈퍼바이저뿐입니다."
+            )
+        ]
+
     @extend_schema(request=ContradictionIn, responses={201: TagOut, 200: TagOut})
     def post(self, request, trainee_id: int, tag: str):
-        visible_trainee(viewer=request.user, trainee_id=trainee_id)
-        if not supervises(request.user, trainee_id):
-            raise PermissionDenied("반증을 기록할 수 있는 사람은 이 수련생의 담당 슈퍼바이저뿐입니다.")
+        self.check_object_permissions(request, visible_trainee(viewer=request.user, trainee_id=trainee_id))
         try:
             tag_definition(tag)
         except TagInputError as error:

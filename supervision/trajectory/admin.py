@@ -6,8 +6,8 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from supervision.admin import trainee_list_filter
-from supervision.roles import is_supervisor, sees_everything, trainee_filter
+from supervision.admin import RoleScopedAdmin, trainee_list_filter
+from supervision.roles import is_supervisor, sees_everything
 from supervision.trajectory.display import trace_svg
 from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
 from supervision.trajectory.selectors import trace_of
@@ -17,7 +17,8 @@ _LABELS = frozenset(TrajectoryLabel.values)
 
 
 @admin.register(TrajectoryAudit)
-class TrajectoryAuditAdmin(admin.ModelAdmin):
+class TrajectoryAuditAdmin(RoleScopedAdmin):
+    trainee_path = "session__trainee"
     list_display = ("session", "window_index", "seq_range", "label_display", "score", "computed_at")
     list_filter = ("label", trainee_list_filter("session__trainee"))
     search_fields = ("session__code",)
@@ -36,9 +37,6 @@ class TrajectoryAuditAdmin(admin.ModelAdmin):
         "computed_at",
     )
     readonly_fields = fields
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).filter(trainee_filter(request.user, "session__trainee"))
 
     # Audits are written only by the service; supervisors and staff read them (trainees never use the admin).
     def _may_read(self, request) -> bool:
