@@ -1,4 +1,4 @@
-"""Shared test fixtures: a fixed cast of users and helpers to build golden lines.
+"""Shared test fixtures: a fixed cast of users, the services tests start (helpers: supervision/testing.py).
 
 The cast: trainee_a (supervised by supervisor_a), trainee_b (supervised by supervisor_b), and
 staff (the staff importer). Tests run against real PostgreSQL and Redis (see `make test`).
@@ -6,7 +6,6 @@ staff (the staff importer). Tests run against real PostgreSQL and Redis (see `ma
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -18,9 +17,9 @@ from django.db import connection
 
 from supervision.roles import Role
 from supervision.services import portal_user_create_or_update
+from supervision.testing import CHROMIUM, CHROMIUM_ARGS, PASSWORD, database_url_under_test
 from taxonomy.seeding import sync_catalogue
 
-PASSWORD = "test-pass-2026"
 ROOT = Path(__file__).resolve().parent
 
 
@@ -93,43 +92,6 @@ def cast(db, taxonomy_tables):
     return c
 
 
-def golden_line(session: str, seq: int, speaker: str = "", **fields) -> dict:
-    """One valid golden line; counselor on even seqs, client on odd ones unless ``speaker`` says."""
-    speaker = speaker or ("counselor" if seq % 2 == 0 else "client")
-    letter = "C" if speaker == "counselor" else "K"
-    line = {
-        "utterance_id": f"{session}-{letter}-{seq // 2 + 1:03d}",
-        "speaker": speaker,
-        "stage": "탐색",
-        "seq": seq,
-        "text": f"합성 발화 {seq}",
-        "techniques": ["reflection"] if speaker == "counselor" else [],
-        "client_states": ["affect_contact"] if speaker == "client" else [],
-        "comments": [],
-        "nonverbal": [],
-        "source": "test_synthetic",
-    }
-    line.update(fields)
-    return line
-
-
-def golden_session(session: str, turns: int, **fields) -> list[dict]:
-    return [golden_line(session, seq, **fields) for seq in range(turns)]
-
-
-def write_jsonl(path: Path, lines: list[dict | str]) -> Path:
-    with path.open("w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n")
-    return path
-
-
-def _test_database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture
 def private_redis():
     """A redis-server of the test's own on a free loopback port, which the test may kill."""
@@ -162,7 +124,10 @@ def production_server(transactional_db, static_root):
 
     def start(*, redis_url, database_url=None, workers=1, **extra):
         env = production_env(
-            database_url=database_url or _test_database_url(), redis_url=redis_url, static_root=static_root, **extra
+            database_url=database_url or database_url_under_test(),
+            redis_url=redis_url,
+            static_root=static_root,
+            **extra,
         )
         server = Gunicorn(env=env, workers=workers)
         servers.append(server)
@@ -182,7 +147,7 @@ def worker(transactional_db):
 
     assert settings.REDIS_URL, "the worker test needs REDIS_URL"
     app.control.purge()
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "DJANGO_CONN_MAX_AGE": "0"}
+    env = {**os.environ, "DATABASE_URL": database_url_under_test(), "DJANGO_CONN_MAX_AGE": "0"}
     process = subprocess.Popen(
         [
             sys.executable,
@@ -221,3 +186,43 @@ def worker(transactional_db):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright, one per test module."""
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test itself are safe.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def http_settings(settings):
+    """The live server speaks plain HTTP: cookies marked Secure would never be sent back."""
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+
+
+@pytest.fixture
+def csp_violations():
+    """Every Content-Security-Policy violation Chromium reports on any page of the test; must stay empty."""
+    seen: list[str] = []
+
+    def watch(context):
+        def on_page(page):
+            page.on(
+                "console",
+                lambda msg: seen.append(f"{page.url}: {msg.text}") if "Content Security Policy" in msg.text else None,
+            )
+
+        context.on("page", on_page)
+        return context
+
+    watch.seen = seen
+    yield watch
+    assert seen == [], "\n".join(seen)

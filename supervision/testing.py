@@ -1,8 +1,114 @@
-"""Test helpers shared by the apps' suites (imported by tests only)."""
+"""Test helpers shared by the apps' suites (imported by tests only; fixtures are in the root conftest.py).
+
+The cast's password, golden lines (CONTRACT §2) and sessions imported through the import service, a log-in,
+and a reader for the forms of a page.
+"""
 
 from __future__ import annotations
 
+import json
 from html.parser import HTMLParser
+from pathlib import Path
+
+PASSWORD = "test-pass-2026"
+
+# Browser tests drive Debian's Chromium (a browser download by Playwright fails here); the `browser`,
+# `http_settings` and `csp_violations` fixtures are in the root conftest.py.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def browser_marks() -> list:
+    """``pytestmark`` of a browser test module."""
+    import pytest
+
+    return [
+        pytest.mark.browser,
+        pytest.mark.skipif(
+            not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
+        ),
+    ]
+
+
+def browser_log_in(page, base: str, username: str) -> None:
+    """Logs in through the log-in page, as a person does."""
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("아이디").fill(username)
+    page.get_by_label("비밀번호").fill(PASSWORD)
+    page.get_by_role("button", name="로그인").click()
+
+
+def golden_line(session: str, seq: int, speaker: str = "", **fields) -> dict:
+    """One valid golden line; counselor on even seqs, client on odd ones unless ``speaker`` says."""
+    speaker = speaker or ("counselor" if seq % 2 == 0 else "client")
+    letter = "C" if speaker == "counselor" else "K"
+    line = {
+        "utterance_id": f"{session}-{letter}-{seq // 2 + 1:03d}",
+        "speaker": speaker,
+        "stage": "탐색",
+        "seq": seq,
+        "text": f"합성 발화 {seq}",
+        "techniques": ["reflection"] if speaker == "counselor" else [],
+        "client_states": ["affect_contact"] if speaker == "client" else [],
+        "comments": [],
+        "nonverbal": [],
+        "source": "test_synthetic",
+    }
+    line.update(fields)
+    return line
+
+
+def golden_session(session: str, turns: int, **fields) -> list[dict]:
+    return [golden_line(session, seq, **fields) for seq in range(turns)]
+
+
+def write_jsonl(path: Path, lines: list[dict | str]) -> Path:
+    with path.open("w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write((line if isinstance(line, str) else json.dumps(line, ensure_ascii=False)) + "\n")
+    return path
+
+
+def import_lines(lines: list[dict], *, trainee: str | None = None) -> None:
+    """Imports golden lines through the import service (as staff do), failing the test on any error."""
+    from supervision.importing.services import import_transcripts
+
+    report = import_transcripts(rows=enumerate(lines, start=1), trainee_username=trainee)
+    assert report.ok, report.errors[:3]
+
+
+def import_session(code: str, turns: int, trainee: str | None = None, **fields):
+    """A session of ``turns`` golden lines (``fields`` override every line), imported; returns it."""
+    from supervision.models import Session
+
+    import_lines(golden_session(code, turns, **fields), trainee=trainee)
+    return Session.objects.get(code=code)
+
+
+def log_in(client, user):
+    """The test client with the session of ``user`` (a user or a username); the log-in form itself is
+    tested in portal/tests."""
+    if isinstance(user, str):
+        from django.contrib.auth import get_user_model
+
+        user = get_user_model().objects.get(username=user)
+    client.force_login(user)
+    return client
+
+
+def database_url_under_test() -> str:
+    """The URL of the database the tests run on, for the processes a test starts."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 class _FormReader(HTMLParser):

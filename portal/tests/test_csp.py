@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from conftest import PASSWORD
 from supervision.feedback.tests.factories import make_session
+from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

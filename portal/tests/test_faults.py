@@ -13,7 +13,6 @@ import psycopg
 import pytest
 import redis
 
-from conftest import _test_database_url
 from portal.testing import Worker, sender, wait_until
 from supervision.gauge.locks import LOCK_NAME
 from supervision.gauge.models import GaugeSnapshot
@@ -22,6 +21,7 @@ from supervision.importing import jobs
 from supervision.importing.models import ImportJob
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv
 from supervision.models import Session, Turn
+from supervision.testing import database_url_under_test
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
 NIGHTLY = "supervision.nightly_review"
@@ -33,7 +33,7 @@ def workers(private_redis, tmp_path):
     started: list[Worker] = []
     base = {
         **os.environ,
-        "DATABASE_URL": _test_database_url(),
+        "DATABASE_URL": database_url_under_test(),
         "REDIS_URL": private_redis.url,
         "DJANGO_CONN_MAX_AGE": "0",
     }
@@ -52,14 +52,14 @@ def workers(private_redis, tmp_path):
 @contextlib.contextmanager
 def table_locked(table: str, mode: str):
     """Holds ``LOCK TABLE`` on a connection of the test's own until the block ends."""
-    with psycopg.connect(_test_database_url()) as conn:
+    with psycopg.connect(database_url_under_test()) as conn:
         conn.execute(f"LOCK TABLE {table} IN {mode} MODE")
         yield conn
         conn.rollback()
 
 
 def backends_waiting_on_a_lock() -> list[int]:
-    with psycopg.connect(_test_database_url(), autocommit=True) as conn:
+    with psycopg.connect(database_url_under_test(), autocommit=True) as conn:
         rows = conn.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
         ).fetchall()
@@ -67,7 +67,7 @@ def backends_waiting_on_a_lock() -> list[int]:
 
 
 def backend_gone(pid: int) -> bool:
-    with psycopg.connect(_test_database_url(), autocommit=True) as conn:
+    with psycopg.connect(database_url_under_test(), autocommit=True) as conn:
         return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0] == 0
 
 
@@ -115,7 +115,7 @@ def test_the_nightly_retries_after_its_connection_is_terminated_and_the_figures_
         result = workers.sender.send_task(NIGHTLY, kwargs={"day": DAY.isoformat()})
         wait_until(lambda: backends_waiting_on_a_lock(), 60, "the nightly did not reach the snapshots")
         (blocked,) = backends_waiting_on_a_lock()
-        with psycopg.connect(_test_database_url(), autocommit=True) as admin:
+        with psycopg.connect(database_url_under_test(), autocommit=True) as admin:
             assert admin.execute("SELECT pg_terminate_backend(%s)", [blocked]).fetchone()[0]
     outcome = result.get(timeout=120)
     assert "skipped" not in outcome

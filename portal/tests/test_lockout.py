@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from conftest import PASSWORD
+from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db
 TOKEN = "/api/v1/auth/token/"

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from conftest import PASSWORD
 from portal.testing import free_port
+from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

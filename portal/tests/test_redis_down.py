@@ -14,7 +14,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from conftest import PASSWORD
 from portal.celery import app
 from portal.queue import QUEUE_DOWN_MESSAGE
 from portal.testing import Browser, production_password
@@ -22,6 +21,7 @@ from supervision.gauge.tests.conftest import fixture_sessions, target_bands  # n
 from supervision.importing.models import ImportJob
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv
 from supervision.models import Session
+from supervision.testing import PASSWORD
 from supervision.trajectory.models import TrajectoryAudit
 
 TOKEN = "/api/v1/auth/token/"

@@ -16,8 +16,8 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.utils import timezone
 
-from conftest import PASSWORD
 from portal.testing import PRODUCTION_SECRET_KEY, ROOT
+from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -13,11 +13,11 @@ from django.apps import apps
 from django.contrib import admin
 from django.test import RequestFactory
 
-from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
 from supervision.importing.services import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
 from supervision.nightly import nightly_review
+from supervision.testing import golden_session
 
 pytestmark = pytest.mark.django_db
 

@@ -7,50 +7,23 @@ logged in as a supervisor with their real permissions. Screenshots go to test-ar
 from __future__ import annotations
 
 import datetime
-import os
 from pathlib import Path
 
 import pytest
 
-from conftest import PASSWORD, golden_session
 from supervision.importing.services import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
 from supervision.nightly import nightly_review
 from supervision.tags.models import TagEvidence
+from supervision.testing import PASSWORD, browser_marks, golden_session
 from supervision.trajectory.services import trajectory_audit_sessions
 
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 DAY = datetime.date(2026, 11, 2)
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
-    ),
-]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        yield chromium
-        chromium.close()
+pytestmark = browser_marks()
 
 
 @pytest.fixture

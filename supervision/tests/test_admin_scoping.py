@@ -12,14 +12,13 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 
-from conftest import golden_session
 from supervision.commenting import supervisor_comment_create
 from supervision.importing.services import import_transcripts
 from supervision.models import CommentKind, Session
 from supervision.nightly import nightly_review
 from supervision.tags.models import TraineeTag
 from supervision.tags.services import tag_evidence_add
-from supervision.testing import form_data
+from supervision.testing import form_data, golden_session
 
 pytestmark = pytest.mark.django_db
 

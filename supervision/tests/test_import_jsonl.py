@@ -5,8 +5,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from conftest import golden_line, golden_session, write_jsonl
 from supervision.models import Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
+from supervision.testing import golden_line, golden_session, write_jsonl
 
 
 def run_import(capsys, path, *args):

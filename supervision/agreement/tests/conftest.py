@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import golden_line, write_jsonl
 from supervision.feedback.tests.test_browser import browser, http_settings  # noqa: F401 (shared fixtures)
 from supervision.importing.services import import_transcripts
 from supervision.models import Session
+from supervision.testing import golden_line, write_jsonl
 
 
 def turn_line(session: str, seq: int, uid: str, stage: str, labels: list[str], act: str | None = None) -> dict:

@@ -7,13 +7,10 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from conftest import golden_session
 from supervision.agreement.tests.factories import saved_run
-from supervision.commenting import supervisor_comment_create
-from supervision.importing.services import import_transcripts
-from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment, TurnClientState
+from supervision.api.tests.factories import add_comments, add_disclosure
 from supervision.tags.services import tag_evidence_add
-from taxonomy.models import ClientStateDef
+from supervision.testing import import_session
 
 ROLES = ("anonymous", "trainee_a", "trainee_b", "supervisor_a", "supervisor_b", "staff")
 
@@ -24,46 +21,6 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-def import_session(code: str, turns: int, trainee: str, **fields) -> Session:
-    report = import_transcripts(
-        rows=enumerate(golden_session(code, turns, **fields), start=1), trainee_username=trainee
-    )
-    assert report.ok, report.errors
-    return Session.objects.get(code=code)
-
-
-def add_disclosure(session: Session, seq: int = 3) -> TurnClientState:
-    """A safety event (CONTRACT §8): a safety-critical state on the client turn ``seq``."""
-    state = ClientStateDef.objects.get(code="suicidal_ideation_admit")
-    return TurnClientState.objects.create(turn=session.turns.get(seq=seq), label=state)
-
-
-def add_comments(session: Session, supervisor, *, turn=None, suggestion: bool = True) -> SupervisorComment:
-    first = turn or session.turns.order_by("seq").first()
-    comment = supervisor_comment_create(
-        turn=first,
-        kind=CommentKind.CRITIQUE,
-        text="탐색 단계에서 해석이 이릅니다.",
-        intent_deviation={
-            "dimension": "시기",
-            "expected": "reflection",
-            "actual": "interpretation",
-            "severity": "minor",
-        },
-        written_by=supervisor,
-    )
-    if suggestion:
-        SupervisorComment.objects.create(
-            turn=first,
-            kind=CommentKind.CRITIQUE,
-            text="AI 제안: 침묵 뒤 종결을 확인하세요.",
-            author=CommentAuthor.AI,
-            is_suggestion=True,
-            suggestion_key="test-silent-close",
-        )
-    return comment
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import time_machine
 from django.test import Client
 from rest_framework.test import APIClient
 
-from conftest import PASSWORD
+from supervision.testing import PASSWORD
 
 
 def test_it_serves_a_korean_login_page_and_logs_in(cast):

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from supervision.api.tests.conftest import add_comments, import_session
+from supervision.api.tests.factories import add_comments
+from supervision.testing import import_session
 
 REQUEST = 3  # session row, user row, role groups
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import golden_line
 from supervision.api.tests.conftest import import_session
+from supervision.testing import golden_line
 from taxonomy import catalogue
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import golden_line
-from supervision.importing.services import import_transcripts
 from supervision.models import Session
+from supervision.testing import golden_line, import_lines
 
 CRITIQUE = {
     "kind": "critique",
@@ -35,6 +34,5 @@ def make_session(
             text=f"합성 발화 {code} {seq}번째 문장입니다.",
         )
         lines.append({**line, "session": code})
-    report = import_transcripts(rows=enumerate(lines, start=1))
-    assert report.ok, report.errors[:3]
+    import_lines(lines)
     return Session.objects.get(code=code)

@@ -7,84 +7,27 @@ Screenshots go to test-artifacts/screenshots/ (gitignored).
 from __future__ import annotations
 
 import datetime
-import os
 from pathlib import Path
 
 import pytest
 
-from conftest import PASSWORD
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.feedback.tests.factories import make_session
 from supervision.gauge.services import gauge_compute
 from supervision.models import SupervisorComment
+from supervision.testing import browser_log_in, browser_marks
 from supervision.trajectory.services import trajectory_audit_sessions
 
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
 LAPTOP = {"width": 1366, "height": 900}
 TABLET = {"width": 820, "height": 1180}
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
-    ),
-]
+pytestmark = browser_marks()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test itself are safe.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def http_settings(settings):
-    settings.SESSION_COOKIE_SECURE = False
-    settings.CSRF_COOKIE_SECURE = False
+@pytest.fixture(autouse=True)
+def _screenshots_folder():
     SHOTS.mkdir(parents=True, exist_ok=True)
-
-
-@pytest.fixture
-def csp_violations():
-    """Every Content-Security-Policy violation Chromium reports on any page of the test; must stay empty."""
-    seen: list[str] = []
-
-    def watch(context):
-        def on_page(page):
-            page.on(
-                "console",
-                lambda msg: seen.append(f"{page.url}: {msg.text}") if "Content Security Policy" in msg.text else None,
-            )
-
-        context.on("page", on_page)
-        return context
-
-    watch.seen = seen
-    yield watch
-    assert seen == [], "\n".join(seen)
-
-
-def log_in(page, base: str, username: str):
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("아이디").fill(username)
-    page.get_by_label("비밀번호").fill(PASSWORD)
-    page.get_by_role("button", name="로그인").click()
 
 
 def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http_settings, csp_violations):
@@ -108,7 +51,7 @@ def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http
 
     context = csp_violations(browser.new_context(viewport=LAPTOP, locale="ko-KR"))
     page = context.new_page()
-    log_in(page, live_server.url, "trainee_a")
+    browser_log_in(page, live_server.url, "trainee_a")
     page.wait_for_url(f"{live_server.url}/feedback/")
     assert page.get_by_role("link", name="WEB_A1").count() == 1 or "WEB_A1" in page.content()
     assert "WEB_B1" not in page.content()
@@ -158,7 +101,7 @@ def test_a_supervisor_critiques_in_the_admin_and_the_trainee_sees_it(
 
     context = csp_violations(browser.new_context(viewport=LAPTOP, locale="ko-KR"))
     page = context.new_page()
-    log_in(page, live_server.url, "supervisor_a")
+    browser_log_in(page, live_server.url, "supervisor_a")
     page.wait_for_url(f"{live_server.url}/admin/")
     page.goto(f"{live_server.url}/admin/supervision/session/{session.pk}/change/")
     row = page.locator("#turn-2")
@@ -189,7 +132,7 @@ def test_a_supervisor_critiques_in_the_admin_and_the_trainee_sees_it(
 
     context = csp_violations(browser.new_context(viewport=TABLET, locale="ko-KR"))
     page = context.new_page()
-    log_in(page, live_server.url, "trainee_a")
+    browser_log_in(page, live_server.url, "trainee_a")
     page.goto(f"{live_server.url}/feedback/sessions/{session.pk}/")
     article = page.locator(f"#comment-{comment.pk}")
     assert "내담자의 망설임을 반영하지 않고" in article.inner_text()
@@ -203,7 +146,7 @@ def test_swagger_ui_the_admin_and_a_lockout_work_under_the_content_security_poli
     make_session("WEB_C1", 8, trainee="trainee_a")
     context = csp_violations(browser.new_context(viewport=LAPTOP, locale="ko-KR"))
     page = context.new_page()
-    log_in(page, live_server.url, "staff")
+    browser_log_in(page, live_server.url, "staff")
     page.wait_for_url(f"{live_server.url}/admin/")
     response = page.goto(f"{live_server.url}/api/docs/")
     assert "script-src 'self'" in response.headers["content-security-policy"]
@@ -232,7 +175,7 @@ def test_swagger_ui_the_admin_and_a_lockout_work_under_the_content_security_poli
         page.get_by_label("비밀번호").fill("wrong-password")
         page.get_by_role("button", name="로그인").click()
         page.wait_for_load_state()
-    log_in(page, live_server.url, "trainee_b")
+    browser_log_in(page, live_server.url, "trainee_b")
     page.wait_for_load_state()
     assert page.get_by_role("heading", name="로그인이 잠겼습니다").is_visible()
     page.screenshot(path=SHOTS / "login-locked.png", full_page=False)

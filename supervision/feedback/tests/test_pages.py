@@ -7,11 +7,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils.html import escape
 
-from conftest import PASSWORD
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.feedback.tests.factories import make_session
 from supervision.gauge.services import gauge_compute
 from supervision.models import CommentAuthor, SupervisorComment
+from supervision.testing import PASSWORD, log_in
 from supervision.trajectory.models import TrajectoryAudit
 from supervision.trajectory.services import trajectory_audit_sessions
 
@@ -26,11 +26,6 @@ def sessions(cast):
     }
 
 
-def login(client, user):
-    client.force_login(user)
-    return client
-
-
 def test_it_sends_anonymous_visitors_to_log_in(client, sessions):
     for url in ("/feedback/", f"/feedback/sessions/{sessions['a'].pk}/"):
         response = client.get(url)
@@ -39,19 +34,19 @@ def test_it_sends_anonymous_visitors_to_log_in(client, sessions):
 
 
 def test_it_sends_a_trainee_home_to_their_feedback(client, cast):
-    response = login(client, cast.trainee_a).get("/")
+    response = log_in(client, cast.trainee_a).get("/")
     assert response.status_code == 302 and response["Location"] == "/feedback/"
 
 
 def test_it_lists_only_the_trainees_own_sessions(client, cast, sessions):
-    page = login(client, cast.trainee_a).get("/feedback/").content.decode()
+    page = log_in(client, cast.trainee_a).get("/feedback/").content.decode()
     assert "PAGE_A1" in page
     assert "PAGE_B1" not in page
     assert "새 논평 3" in page  # seqs 0, 4, 8 carry critiques, none read yet
 
 
 def test_it_answers_404_for_another_trainees_session(client, cast, sessions):
-    assert login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['b'].pk}/").status_code == 404
+    assert log_in(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['b'].pk}/").status_code == 404
     comment = SupervisorComment.objects.filter(turn__session=sessions["b"]).first()
     assert client.post(f"/feedback/comments/{comment.pk}/read/").status_code == 404
     assert client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "x"}).status_code == 404
@@ -71,12 +66,12 @@ def test_it_answers_404_for_another_trainees_session(client, cast, sessions):
     ],
 )
 def test_it_applies_the_access_matrix_to_session_pages(client, cast, sessions, who, session, status):
-    response = login(client, getattr(cast, who)).get(f"/feedback/sessions/{sessions[session].pk}/")
+    response = log_in(client, getattr(cast, who)).get(f"/feedback/sessions/{sessions[session].pk}/")
     assert response.status_code == status
 
 
 def test_it_shows_the_transcript_with_labels_and_critiques_beside_their_turns(client, cast, sessions):
-    page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
+    page = log_in(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
     assert page.count('class="turn ') == 12
     assert "합성 발화 PAGE_A1 0번째 문장입니다." in page
     assert '<li class="chip cat-RELATIONAL">반영 <span class="code">reflection</span></li>' in page
@@ -93,7 +88,7 @@ def test_it_never_shows_unaccepted_ai_suggestions(client, cast, sessions):
     SupervisorComment.objects.create(
         turn=turn, kind="critique", text="제안만 된 논평", author=CommentAuthor.AI, is_suggestion=True
     )
-    page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
+    page = log_in(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
     assert "제안만 된 논평" not in page
     suggestion = SupervisorComment.objects.get(text="제안만 된 논평")
     assert client.post(f"/feedback/comments/{suggestion.pk}/read/").status_code == 404
@@ -101,7 +96,7 @@ def test_it_never_shows_unaccepted_ai_suggestions(client, cast, sessions):
 
 def test_it_marks_a_critique_read_once(client, cast, sessions):
     comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
-    login(client, cast.trainee_a)
+    log_in(client, cast.trainee_a)
     response = client.post(f"/feedback/comments/{comment.pk}/read/")
     assert response.status_code == 302
     assert response["Location"].endswith(f"#comment-{comment.pk}")
@@ -112,19 +107,19 @@ def test_it_marks_a_critique_read_once(client, cast, sessions):
 
 def test_it_stores_a_reply_and_shows_it_to_the_supervisor_in_the_admin(client, cast, sessions):
     comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
-    login(client, cast.trainee_a).post(
+    log_in(client, cast.trainee_a).post(
         f"/feedback/comments/{comment.pk}/replies/", {"text": "  다음엔 먼저 반영하겠습니다. "}
     )
     reply = CommentReply.objects.get()
     assert (reply.comment, reply.author, reply.text) == (comment, cast.trainee_a, "다음엔 먼저 반영하겠습니다.")
     assert CommentRead.objects.filter(comment=comment, user=cast.trainee_a).exists()
-    admin_page = login(client, cast.supervisor_a).get(f"/admin/supervision/session/{sessions['a'].pk}/change/")
+    admin_page = log_in(client, cast.supervisor_a).get(f"/admin/supervision/session/{sessions['a'].pk}/change/")
     assert "다음엔 먼저 반영하겠습니다." in admin_page.content.decode()
 
 
 def test_it_rejects_an_empty_or_overlong_reply_naming_the_field(client, cast, sessions):
     comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
-    login(client, cast.trainee_a)
+    log_in(client, cast.trainee_a)
     response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "   "}, follow=True)
     assert "답글: 답글 내용이 비어 있습니다." in response.content.decode()
     response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "가" * 2001}, follow=True)
@@ -134,14 +129,14 @@ def test_it_rejects_an_empty_or_overlong_reply_naming_the_field(client, cast, se
 
 def test_it_refuses_read_markers_and_replies_from_anyone_but_the_trainee(client, cast, sessions):
     comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
-    login(client, cast.supervisor_a)
+    log_in(client, cast.supervisor_a)
     assert client.post(f"/feedback/comments/{comment.pk}/read/").status_code == 403
     assert client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "x"}).status_code == 403
     assert client.get(f"/feedback/comments/{comment.pk}/read/").status_code == 405
 
 
 def test_it_draws_the_gauge_and_trend_from_the_nightly_snapshots(client, cast, sessions):
-    page = login(client, cast.trainee_a).get("/feedback/").content.decode()
+    page = log_in(client, cast.trainee_a).get("/feedback/").content.decode()
     assert "아직 계산된 검토 지표가 없습니다" in page
     for day in (datetime.date(2026, 11, 2), datetime.date(2026, 11, 10)):
         gauge_compute(day=day)
@@ -155,7 +150,7 @@ def test_it_plots_each_audit_window(client, cast, sessions):
     trajectory_audit_sessions(session_ids=[sessions["a"].pk])
     windows = TrajectoryAudit.objects.filter(session=sessions["a"]).order_by("window_index")
     assert windows.count() == 2  # 12 turns: windows of 10 with stride 5
-    page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
+    page = log_in(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
     assert 'id="trajectory-1-t"' in page and 'id="trajectory-2-t"' in page
     assert escape(windows[0].explanation) in page
 
@@ -169,21 +164,23 @@ def count_queries(client, url):
 def test_it_renders_session_pages_in_a_constant_number_of_queries(client, cast, django_assert_num_queries):
     small = make_session("PAGE_Q10", 10, trainee="trainee_a")
     large = make_session("PAGE_Q50", 50, trainee="trainee_a")
-    login(client, cast.trainee_a)
+    log_in(client, cast.trainee_a)
     client.get("/feedback/")  # warm the session
     expected = count_queries(client, f"/feedback/sessions/{small.pk}/")
     with django_assert_num_queries(expected):
-        client.get(f"/feedback/sessions/{large.pk}/")
+        page = client.get(f"/feedback/sessions/{large.pk}/").content.decode()
+    assert all(f"합성 발화 PAGE_Q50 {seq}번째 문장입니다." in page for seq in range(50))
 
 
 def test_it_renders_the_dashboard_in_a_constant_number_of_queries(client, cast, django_assert_num_queries):
     make_session("PAGE_D1", 6, trainee="trainee_a")
-    login(client, cast.trainee_a)
+    log_in(client, cast.trainee_a)
     expected = count_queries(client, "/feedback/")
     for n in range(2, 8):
         make_session(f"PAGE_D{n}", 6, trainee="trainee_a")
     with django_assert_num_queries(expected):
-        client.get("/feedback/")
+        page = client.get("/feedback/").content.decode()
+    assert all(f"PAGE_D{n}" in page for n in range(1, 8))
 
 
 def test_it_offers_a_korean_log_in_page_with_labelled_fields(client, db):
@@ -206,7 +203,7 @@ def test_it_logs_in_and_out(client, cast):
 
 def test_a_reply_with_a_phone_number_is_refused(client, cast, sessions):
     comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
-    login(client, cast.trainee_a)
+    log_in(client, cast.trainee_a)
     response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "제 번호 010-0000-0000"}, follow=True)
     assert "전화번호" in response.content.decode()
     assert not CommentReply.objects.exists()

@@ -10,10 +10,10 @@ import importlib
 
 import pytest
 
-from conftest import golden_line, write_jsonl
 from supervision.gauge.models import TargetBand
 from supervision.importing.services import import_transcripts
 from supervision.importing.sources import rows_from_path
+from supervision.testing import golden_line, write_jsonl
 
 DAY = datetime.date(2026, 11, 30)
 DEFAULT_BANDS = importlib.import_module("supervision.gauge.migrations.0002_seed_target_bands").DEFAULT_BANDS

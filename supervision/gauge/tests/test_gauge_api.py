@@ -5,9 +5,9 @@ import datetime
 import pytest
 from rest_framework.test import APIClient
 
-from conftest import PASSWORD
 from supervision.gauge.services import gauge_compute
 from supervision.gauge.tests.conftest import DAY
+from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/gauges/"

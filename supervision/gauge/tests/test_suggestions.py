@@ -3,7 +3,6 @@
 import pytest
 from django.urls import reverse
 
-from conftest import PASSWORD
 from supervision.exporting import golden_lines
 from supervision.gauge.models import DismissedSuggestion, GaugeSnapshot
 from supervision.gauge.services import gauge_compute
@@ -16,6 +15,7 @@ from supervision.gauge.suggestions import (
 from supervision.gauge.tests.conftest import DAY
 from supervision.models import Session, SupervisorComment
 from supervision.services import ServiceError
+from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -7,10 +7,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from conftest import PASSWORD
 from supervision.importing.models import ImportJob
 from supervision.importing.tests.sheets import ENGLISH_HEADER, KOREAN_HEADER, session_rows, write_xlsx
 from supervision.models import Session, Turn
+from supervision.testing import PASSWORD
 from taxonomy import catalogue
 
 pytestmark = pytest.mark.django_db

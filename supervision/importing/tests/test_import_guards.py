@@ -7,11 +7,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from conftest import PASSWORD
 from supervision.importing.models import ImportJob
 from supervision.importing.services import import_file
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv, write_xlsx
 from supervision.models import Session
+from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

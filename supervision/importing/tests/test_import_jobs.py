@@ -8,13 +8,13 @@ from django.db import connections, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from conftest import PASSWORD
 from portal.celery import app
 from supervision.importing import jobs
 from supervision.importing.models import ImportJob
 from supervision.importing.tasks import run_import_job
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv
 from supervision.models import Turn
+from supervision.testing import PASSWORD
 
 IMPORT_URL = reverse("admin:supervision_session_import")
 

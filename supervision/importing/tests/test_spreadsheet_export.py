@@ -7,11 +7,11 @@ import pytest
 from django.core.management import call_command
 from openpyxl import load_workbook
 
-from conftest import golden_session, write_jsonl
 from supervision.exporting import golden_lines
 from supervision.importing.columns import FIELD_NAMES
 from supervision.importing.services import import_file
 from supervision.models import Session
+from supervision.testing import golden_session, write_jsonl
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,8 @@ risk. A turn is ``K`` (client) or ``C`` (counselor), then ``:`` and its labels j
 
 from __future__ import annotations
 
-from conftest import golden_line
-from supervision.importing.services import import_transcripts
 from supervision.models import Session
+from supervision.testing import golden_line, import_lines
 
 DEFAULT_TECHNIQUE = "reflection"
 DEFAULT_STATE = "affect_contact"
@@ -38,6 +37,5 @@ def script_lines(code: str, *turns: str, trainee: str = "trainee_a", held_on: st
 
 
 def script(code: str, *turns: str, trainee: str = "trainee_a", held_on: str = "2026-11-02") -> Session:
-    report = import_transcripts(rows=enumerate(script_lines(code, *turns, trainee=trainee, held_on=held_on), start=1))
-    assert report.ok, report.errors[:3]
+    import_lines(script_lines(code, *turns, trainee=trainee, held_on=held_on))
     return Session.objects.get(code=code)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
-from supervision.feedback.tests.test_browser import CHROMIUM, SHOTS, browser, http_settings, log_in  # noqa: F401
+from supervision.feedback.tests.test_browser import SHOTS
 from supervision.safety.models import SafetyReview
 from supervision.safety.tests.factories import script
+from supervision.testing import browser_log_in, browser_marks
 
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -17,15 +16,10 @@ DOCS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 
 SI, SH, RA = "suicidal_ideation_admit", "self_harm_disclosure", "risk_assessment"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="Debian's Chromium is not installed (apt-get install -y chromium)"
-    ),
-]
+pytestmark = browser_marks()
 
 
-def test_a_supervisor_reviews_an_unanswered_disclosure(browser, live_server, cast, http_settings):  # noqa: F811
+def test_a_supervisor_reviews_an_unanswered_disclosure(browser, live_server, cast, http_settings):
     script("WSF01", "C", f"K:{SI}", "C:empathy", "K", "C:validation", "K", f"C:{RA}", held_on="2026-11-03")
     script("WSF02", f"K:{SH}", "C:reflection", "K", "C:exploration", held_on="2026-11-05")
     script("WSF03", "C", f"K:{SI}", f"C:{RA}", held_on="2026-11-06")
@@ -34,7 +28,7 @@ def test_a_supervisor_reviews_an_unanswered_disclosure(browser, live_server, cas
     for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
         context = browser.new_context(viewport=viewport, locale="ko-KR")
         page = context.new_page()
-        log_in(page, live_server.url, "supervisor_a")
+        browser_log_in(page, live_server.url, "supervisor_a")
         page.wait_for_url(f"{live_server.url}/admin/")
         entry = page.locator("#safety-review-entry")
         assert "2건" in entry.inner_text()
@@ -50,7 +44,7 @@ def test_a_supervisor_reviews_an_unanswered_disclosure(browser, live_server, cas
 
     context = browser.new_context(viewport=LAPTOP, locale="ko-KR")
     page = context.new_page()
-    log_in(page, live_server.url, "supervisor_a")
+    browser_log_in(page, live_server.url, "supervisor_a")
     page.goto(f"{live_server.url}/admin/safety/safetyreview/")
     first = page.locator(".safety-event").first
     first.get_by_label("검토 메모").fill("수련생과 자해 보고 직후의 위험사정 질문을 함께 연습하기로 했습니다.")
@@ -73,7 +67,7 @@ def test_a_supervisor_reviews_an_unanswered_disclosure(browser, live_server, cas
     # the trainee reads the note beside the disclosure on their own transcript, on a phone
     context = browser.new_context(viewport=PHONE, locale="ko-KR")
     page = context.new_page()
-    log_in(page, live_server.url, "trainee_a")
+    browser_log_in(page, live_server.url, "trainee_a")
     page.wait_for_url(f"{live_server.url}/feedback/")
     page.goto(f"{live_server.url}/feedback/sessions/{review.turn.session_id}/")
     moment = page.locator(".safety-moment").first

@@ -3,11 +3,11 @@ critique dimensions)."""
 
 import datetime
 
-from conftest import golden_session
 from supervision.gauge.services import gauge_compute
 from supervision.importing.services import import_transcripts
 from supervision.tags.models import TagEvidence, TraineeTag
 from supervision.tags.nightly import tags_nightly
+from supervision.testing import golden_session
 
 DAY = datetime.date(2026, 11, 20)
 

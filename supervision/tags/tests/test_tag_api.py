@@ -10,6 +10,7 @@ from supervision.tags import catalogue
 from supervision.tags.models import Status, TagEvidence, TraineeTag
 from supervision.tags.services import tag_contradiction_record, tag_evidence_add
 from supervision.tags.tests.factories import make_sessions
+from supervision.testing import log_in
 
 SHAPE = {"tag", "status", "source", "evidence", "contradictions", "verified_at", "last_updated"}
 
@@ -35,11 +36,6 @@ def tags(cast):
     return a
 
 
-def login(client, user):
-    client.force_login(user)
-    return client
-
-
 @pytest.mark.parametrize(
     ("who", "whose", "expected"),
     [
@@ -54,7 +50,7 @@ def login(client, user):
 )
 @pytest.mark.parametrize("suffix", ["", "conflicted/"])
 def test_it_shows_tags_only_to_those_who_may_see_the_trainee(client, cast, tags, who, whose, expected, suffix):
-    response = login(client, getattr(cast, who)).get(url(getattr(cast, whose), suffix))
+    response = log_in(client, getattr(cast, who)).get(url(getattr(cast, whose), suffix))
     assert response.status_code == expected
 
 
@@ -64,12 +60,12 @@ def test_it_refuses_anonymous_callers(client, cast, tags):
 
 
 def test_it_answers_404_for_a_user_who_is_not_a_trainee(client, cast):
-    assert login(client, cast.staff).get(f"/api/v1/trainees/{cast.supervisor_a.pk}/tags/").status_code == 404
-    assert login(client, cast.staff).get("/api/v1/trainees/999999/tags/").status_code == 404
+    assert log_in(client, cast.staff).get(f"/api/v1/trainees/{cast.supervisor_a.pk}/tags/").status_code == 404
+    assert log_in(client, cast.staff).get("/api/v1/trainees/999999/tags/").status_code == 404
 
 
 def test_it_returns_the_contract_shape_paginated(client, cast, tags):
-    body = login(client, cast.trainee_a).get(url(cast.trainee_a)).json()
+    body = log_in(client, cast.trainee_a).get(url(cast.trainee_a)).json()
     assert set(body) == {"count", "next", "previous", "results"}
     assert body["count"] == 1
     tag = body["results"][0]
@@ -81,7 +77,7 @@ def test_it_returns_the_contract_shape_paginated(client, cast, tags):
 
 
 def test_it_never_lists_observations_to_the_trainee(client, cast, tags):
-    trainee = login(client, cast.trainee_a)
+    trainee = log_in(client, cast.trainee_a)
     for query in ("", "?min_status=observation", "?min_status=hypothesis"):
         response = trainee.get(url(cast.trainee_a) + query)
         assert [t["tag"] for t in response.json()["results"]] == ["overuses_relational"]
@@ -90,7 +86,7 @@ def test_it_never_lists_observations_to_the_trainee(client, cast, tags):
 
 def test_it_lists_observations_to_the_supervisor_and_staff_on_request(client, cast, tags):
     for user in (cast.supervisor_a, cast.staff):
-        c = login(client, user)
+        c = log_in(client, user)
         assert [t["tag"] for t in c.get(url(cast.trainee_a)).json()["results"]] == ["overuses_relational"]
         listed = [t["tag"] for t in c.get(url(cast.trainee_a) + "?min_status=observation").json()["results"]]
         assert listed == ["overuses_relational", "rq_below_fair"]
@@ -98,12 +94,12 @@ def test_it_lists_observations_to_the_supervisor_and_staff_on_request(client, ca
 
 
 def test_it_rejects_an_unknown_min_status(client, cast, tags):
-    response = login(client, cast.supervisor_a).get(url(cast.trainee_a) + "?min_status=certain")
+    response = log_in(client, cast.supervisor_a).get(url(cast.trainee_a) + "?min_status=certain")
     assert response.status_code == 400 and "min_status" in response.json()
 
 
 def test_it_lets_the_supervisor_add_evidence(client, cast, tags):
-    c = login(client, cast.supervisor_a)
+    c = log_in(client, cast.supervisor_a)
     body = {"tag": "rq_below_fair", "source": "observed", "event": "슈퍼비전에서 질문이 많았음", "session": tags[1].pk}
     response = c.post(url(cast.trainee_a), body, content_type="application/json")
     assert response.status_code == 201
@@ -115,7 +111,7 @@ def test_it_lets_the_supervisor_add_evidence(client, cast, tags):
 
 
 def test_it_lets_the_trainee_declare_but_not_add_observed_evidence(client, cast, tags):
-    c = login(client, cast.trainee_a)
+    c = log_in(client, cast.trainee_a)
     declared = {"tag": "prioritizes_relational", "source": "declared", "event": "관계 형성에 집중하겠다"}
     assert c.post(url(cast.trainee_a), declared, content_type="application/json").status_code == 201
     observed = {"tag": "overuses_relational", "source": "observed", "event": "스스로 관찰"}
@@ -127,7 +123,7 @@ def test_it_lets_the_trainee_declare_but_not_add_observed_evidence(client, cast,
 @pytest.mark.parametrize("who", ["staff", "supervisor_b", "trainee_b"])
 def test_it_refuses_evidence_from_others(client, cast, tags, who):
     body = {"tag": "rq_below_fair", "source": "observed", "event": "남의 근거"}
-    response = login(client, getattr(cast, who)).post(url(cast.trainee_a), body, content_type="application/json")
+    response = log_in(client, getattr(cast, who)).post(url(cast.trainee_a), body, content_type="application/json")
     assert response.status_code == (403 if who == "staff" else 404)
     assert not TagEvidence.objects.filter(event="남의 근거").exists()
 
@@ -150,7 +146,7 @@ def test_it_refuses_evidence_from_others(client, cast, tags, who):
 )
 def test_it_rejects_bad_evidence_naming_the_field(client, cast, tags, body, field):
     before = TagEvidence.objects.count()
-    response = login(client, cast.supervisor_a).post(url(cast.trainee_a), body, content_type="application/json")
+    response = log_in(client, cast.supervisor_a).post(url(cast.trainee_a), body, content_type="application/json")
     assert response.status_code == 400
     assert field in response.json()
     assert TagEvidence.objects.count() == before
@@ -158,7 +154,7 @@ def test_it_rejects_bad_evidence_naming_the_field(client, cast, tags, body, fiel
 
 def test_it_rejects_a_session_of_another_trainee_and_a_broken_body(client, cast, tags):
     other = make_sessions(cast.trainee_b, 1, prefix="OTHER")[0]
-    c = login(client, cast.supervisor_a)
+    c = log_in(client, cast.supervisor_a)
     body = {"tag": "rq_below_fair", "source": "observed", "event": "x", "session": other.pk}
     response = c.post(url(cast.trainee_a), body, content_type="application/json")
     assert response.status_code == 400 and "session" in response.json()
@@ -174,16 +170,16 @@ def test_it_lists_declared_tags_with_contradictions_as_conflicted(client, cast, 
     tag_evidence_add(trainee_id=a.pk, tag="prioritizes_intervention", event="한 번만 선언")
     for name in ("prioritizes_exploratory", "prioritizes_intervention", "overuses_relational"):
         tag_contradiction_record(trainee_id=a.pk, tag=name, event="다른 모습", severity="low")
-    supervisor = login(client, cast.supervisor_a).get(url(a, "conflicted/")).json()["results"]
+    supervisor = log_in(client, cast.supervisor_a).get(url(a, "conflicted/")).json()["results"]
     assert [t["tag"] for t in supervisor] == ["prioritizes_exploratory", "prioritizes_intervention"]
     assert supervisor[0]["contradictions"][0]["severity"] == "low"
     assert set(supervisor[0]["contradictions"][0]) == {"session", "event", "severity", "at"}
-    trainee = login(client, a).get(url(a, "conflicted/")).json()["results"]
+    trainee = log_in(client, a).get(url(a, "conflicted/")).json()["results"]
     assert [t["tag"] for t in trainee] == ["prioritizes_exploratory"]  # the observation stays internal
 
 
 def test_it_lets_the_supervisor_record_a_contradiction(client, cast, tags):
-    c = login(client, cast.supervisor_a)
+    c = log_in(client, cast.supervisor_a)
     body = {"event": "균형 잡힌 회기", "severity": "high", "session": tags[1].pk}
     response = c.post(url(cast.trainee_a, "overuses_relational/contradictions/"), body, content_type="application/json")
     assert response.status_code == 201
@@ -208,7 +204,7 @@ def test_it_lets_the_supervisor_record_a_contradiction(client, cast, tags):
 )
 def test_it_refuses_contradictions_it_should_not_record(client, cast, tags, who, tag, body, expected):
     path = url(cast.trainee_a, f"{tag}/contradictions/")
-    response = login(client, getattr(cast, who)).post(path, body, content_type="application/json")
+    response = log_in(client, getattr(cast, who)).post(path, body, content_type="application/json")
     assert response.status_code == expected
     assert not TraineeTag.objects.filter(contradictions__isnull=False).exists()
 
@@ -237,7 +233,7 @@ def test_it_lists_tags_in_a_constant_number_of_queries(client, cast, django_asse
     )
     _fill(small, catalogue.TAG_NAMES[:3], 2)
     _fill(large, catalogue.TAG_NAMES, 6)  # every tag of the catalogue, six pieces of evidence each
-    c = login(client, cast.supervisor_a)
+    c = log_in(client, cast.supervisor_a)
     few = _count(c, f"/api/v1/trainees/{small.pk}/tags/?min_status=observation")
     many = _count(c, f"/api/v1/trainees/{large.pk}/tags/?min_status=observation")
     assert few[1] == 3 and many[1] == len(catalogue.TAG_NAMES)

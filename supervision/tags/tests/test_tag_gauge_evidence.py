@@ -5,13 +5,13 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from conftest import golden_session, write_jsonl
 from supervision.importing.readers import read_jsonl
 from supervision.importing.services import import_transcripts
 from supervision.models import Session
 from supervision.tags.models import Status, TagContradiction, TagEvidence, TraineeTag
 from supervision.tags.services import TagInputError, session_skips_risk_assessment, tags_record_gauge_evidence
 from supervision.tags.tests.factories import T0, category_entry, make_sessions, snapshot
+from supervision.testing import golden_session, write_jsonl
 
 DAY = datetime.timedelta(days=1)
 

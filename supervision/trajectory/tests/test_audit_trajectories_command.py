@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from conftest import golden_session, write_jsonl
+from supervision.testing import golden_session, write_jsonl
 from supervision.trajectory.models import TrajectoryAudit
 
 

@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 from django.core.management import call_command
 
-from conftest import golden_session, write_jsonl
 from supervision.models import Session
+from supervision.testing import golden_session, write_jsonl
 from supervision.trajectory.engine.resources import engine_version
 from supervision.trajectory.models import TrajectoryAudit
 from supervision.trajectory.selectors import audits_for
