@@ -6,8 +6,8 @@ import json
 import zipfile
 
 import pytest
-from django.core.management import call_command
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 
 from conftest import PASSWORD
