@@ -269,8 +269,8 @@ def drop_sessions(prefix: str) -> None:
         cursor.execute("DELETE FROM sessions WHERE code LIKE %s", [like])
 
 
-def run_command(path: Path, env: dict) -> tuple[float, float, float, dict]:
-    """``manage.py import_transcripts PATH`` in a child process: (wall s, CPU s, peak RSS MB, last JSON line)."""
+def run_command(path: Path, env: dict) -> tuple[float, dict]:
+    """``manage.py import_transcripts PATH`` in a child process: (wall seconds, its last JSON line)."""
     started = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "import_transcripts", str(path)],
@@ -284,12 +284,12 @@ def run_command(path: Path, env: dict) -> tuple[float, float, float, dict]:
     # communicate() reaped the child: its rusage is in RUSAGE_CHILDREN, taken as a difference by the caller.
     if child.returncode != 0:
         sys.exit(f"import_transcripts {path.name} failed ({child.returncode}): {err.decode()[-2000:]}")
-    return seconds, 0.0, 0.0, json.loads(out.decode().strip().splitlines()[-1])
+    return seconds, json.loads(out.decode().strip().splitlines()[-1])
 
 
 def measured_command(path: Path, env: dict) -> tuple[float, float, float, dict]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    seconds, _, _, summary = run_command(path, env)
+    seconds, summary = run_command(path, env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     # ru_maxrss of RUSAGE_CHILDREN is the largest child so far: children run from small to large, and the
