@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-load
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-load bench-scale-import
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ bench-golden: $(DEV_STAMP)
 # 100,000-turn csv and xlsx imports against a raw COPY of the same rows.
 bench-import: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_import.py $(BENCH_ARGS)
+
+# import_transcripts (the command, end to end) on 100,000- and 500,000-row CSVs against both COPY floors, with
+# peak RSS. Sizes: make bench-scale-import SIZES=100000 (default both). Follow-up jobs are queued to REDIS_URL.
+bench-scale-import: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+		$(PY) benchmarks/bench_scale_import.py --sizes $${SIZES:-100000,500000}
 
 # Session detail of a 500-turn session through the API serialiser.
 bench-api: $(DEV_STAMP)

@@ -75,12 +75,16 @@ def _batch_lines(sessions: list[Session]) -> Iterator[dict]:
         yield line
 
 
-def label_codes_by_turn(model, sessions) -> dict[int, list[str]]:
-    """The label codes of each turn of ``sessions`` (ids or a Session queryset) in ``model``
-    (``TurnTechnique`` or ``TurnClientState``), in the order they were linked: the §2 list order."""
+def label_codes_by_turn(model, sessions=None, *, turn_ids=None) -> dict[int, list[str]]:
+    """The label codes in ``model`` (``TurnTechnique`` or ``TurnClientState``) of each turn of ``sessions``
+    (ids or a Session queryset) or of the turns ``turn_ids``, in the order they were linked: the §2 list
+    order."""
+    links = model.objects.all()
+    if sessions is not None:
+        links = links.filter(turn__session__in=sessions)
+    if turn_ids is not None:
+        links = links.filter(turn_id__in=turn_ids)
     codes: dict[int, list[str]] = defaultdict(list)
-    for turn_id, code in (
-        model.objects.filter(turn__session__in=sessions).order_by("id").values_list("turn_id", "label__code")
-    ):
+    for turn_id, code in links.order_by("id").values_list("turn_id", "label__code"):
         codes[turn_id].append(code)
     return codes

@@ -54,7 +54,8 @@ class RunUploadForm(forms.Form):
             raise forms.ValidationError("주석 실행 파일은 .jsonl이어야 합니다.")
         if upload.size > settings.IMPORT_MAX_BYTES:
             raise forms.ValidationError(
-                f"파일이 너무 큽니다. 한도는 {settings.IMPORT_MAX_BYTES / 1_048_576:.0f} MB입니다."
+                f"파일이 너무 큽니다. 한도는 {settings.IMPORT_MAX_BYTES / 1_048_576:.0f} MB이며, "
+                "서버 설정 IMPORT_MAX_BYTES로 늘릴 수 있습니다."
             )
         return upload
 

@@ -38,10 +38,18 @@ def check_upload(*, name: str, size: int) -> str:
     if size == 0:
         raise UploadRefused("파일이 비어 있습니다.")
     if size > settings.IMPORT_MAX_BYTES:
-        raise UploadRefused(
-            f"파일이 너무 큽니다({size / 1_048_576:.1f} MB). 한도는 {settings.IMPORT_MAX_BYTES / 1_048_576:.0f} MB입니다."
-        )
+        raise UploadRefused(upload_too_large_message(size))
     return suffix
+
+
+def upload_too_large_message(size: int) -> str:
+    """The byte cap is the web upload's (the upload is kept in the database until it is written); the command
+    line streams any file up to ``IMPORT_MAX_ROWS`` rows."""
+    return (
+        f"파일이 너무 큽니다({size / 1_048_576:.1f} MB). 웹으로 올릴 수 있는 한도는 "
+        f"{settings.IMPORT_MAX_BYTES / 1_048_576:.0f} MB이며, 서버 설정 IMPORT_MAX_BYTES로 늘릴 수 있습니다. "
+        "더 큰 파일은 서버에서 'python manage.py import_transcripts 파일'로 가져오세요."
+    )
 
 
 @transaction.atomic

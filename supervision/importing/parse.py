@@ -40,6 +40,176 @@ class RowParser:
         self.index = index
         self.max_chars = settings.IMPORT_MAX_CELL_CHARS
         self._label_cells: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+        # The fast path's memos: cells that repeat across a file, each looked up (and checked) once.
+        self._speakers: dict[str, str | None] = {}
+        self._stages: dict[str, str | None] = {}
+        self._acts: dict[str, str | None] = {}
+        self._good_sources: set[str] = set()
+        self._good_sessions: set[str] = set()
+        self._dates: dict[str, datetime.date | None] = {}
+        self._cues: dict[str, list[str]] = {}
+
+    def parse_quickly(self, row: int, raw: Mapping[str, object]) -> ParsedRow:
+        """``parse``, with a fast path for the common case: a spreadsheet row of text cells that turns out
+        valid. Any row the fast path does not accept as it stands (a problem, a warning, an unusual cell
+        type) goes through ``parse``, so errors and warnings are always ``parse``'s own."""
+        record = self._plain_valid_record(row, raw)
+        if record is None:
+            return self.parse(row, raw)
+        return ParsedRow(record, position=(record.session, record.seq), trainee=record.trainee)
+
+    def _plain_valid_record(self, row: int, raw: Mapping[str, object]) -> TurnRecord | None:
+        get = raw.get
+        max_chars = self.max_chars
+        for value in raw.values():
+            if value is not None and (type(value) is not str or len(value) > max_chars):
+                return None
+        if "comments" in raw:
+            return None
+        utterance_id = get("utterance_id")
+        speaker_raw = get("speaker")
+        stage_raw = get("stage")
+        seq_raw = get("seq")
+        text = get("text")
+        source = get("source")
+        if not (utterance_id and speaker_raw and stage_raw and seq_raw and source) or text is None:
+            return None
+        if "\x00" in utterance_id or "\x00" in text or "\x00" in source:
+            return None
+        utterance_id = utterance_id.strip()
+        source = source.strip()
+        if not utterance_id or not source:
+            return None
+
+        speaker = self._speakers.get(speaker_raw, "")
+        if speaker == "":
+            speaker = self._speakers[speaker_raw] = None if "\x00" in speaker_raw else lookup.speaker_code(speaker_raw)
+        stage = self._stages.get(stage_raw, "")
+        if stage == "":
+            stage = self._stages[stage_raw] = None if "\x00" in stage_raw else lookup.stage_code(stage_raw)
+        if speaker is None or stage is None:
+            return None
+        seq_text = seq_raw.strip()
+        if not (seq_text.isascii() and seq_text.isdigit()):
+            return None
+        seq = int(seq_text)
+        if seq > 10_000_000:
+            return None
+
+        match = rules.UTTERANCE_ID.match(utterance_id)
+        if match is None or match["letter"] != catalogue.SPEAKER_LETTERS.get(speaker):
+            return None
+        session = get("session")
+        session = session.strip() if session else ""
+        if not session:
+            session = match["session"]
+        elif "\x00" in session or match["session"] != session:
+            return None
+        if session not in self._good_sessions:
+            if rules.session_code_problem(session):
+                return None
+            self._good_sessions.add(session)
+        if source not in self._good_sources:
+            if rules.source_problem(source):
+                return None
+            self._good_sources.add(source)
+
+        techniques = self._known_labels(raw, "techniques")
+        client_states = self._known_labels(raw, "client_states")
+        if techniques is None or client_states is None:
+            return None
+        if (techniques and speaker != catalogue.COUNSELOR) or (client_states and speaker != catalogue.CLIENT):
+            return None
+        cues = get("nonverbal")
+        if cues:
+            nonverbal = self._cues.get(cues)
+            if nonverbal is None:
+                nonverbal = [item.strip() for item in LIST_SEPARATORS.split(cues) if item.strip()]
+                if len(self._cues) < 10_000:
+                    self._cues[cues] = nonverbal
+            nonverbal = list(nonverbal)
+        else:
+            nonverbal = []
+
+        act = None
+        act_raw = get("dialog_act")
+        if act_raw and not act_raw.isspace():
+            act = self._acts.get(act_raw, "")
+            if act == "":
+                act = self._acts[act_raw] = None if "\x00" in act_raw else lookup.dialog_act_code(act_raw)
+            if act is None or act == catalogue.SILENCE_ACT:
+                return None  # unknown, or the silence correction's warning: parse() says it
+        if not text.strip() and not nonverbal:
+            return None
+        if rules.personal_identifier_problem(text) or (
+            nonverbal and rules.personal_identifier_problem(" ".join(nonverbal))
+        ):
+            return None
+
+        comments: list[CommentRecord] = []
+        for kind in ("rationale", "critique"):
+            cell = get(kind)
+            if not cell or cell.isspace():
+                continue
+            if "\x00" in cell:
+                return None
+            for line in cell.splitlines():
+                line = line.strip()
+                if line:
+                    if rules.personal_identifier_problem(line):
+                        return None
+                    comments.append(CommentRecord(kind, line, "supervisor", {}))
+
+        trainee = get("trainee")
+        if trainee and not trainee.isspace():
+            if "\x00" in trainee:
+                return None
+            trainee = trainee.strip()
+        else:
+            trainee = None
+        held_on = get("held_on")
+        if held_on and not held_on.isspace():
+            day = self._dates.get(held_on, "")
+            if day == "":
+                try:
+                    day = datetime.date.fromisoformat(held_on.strip())
+                except ValueError:
+                    day = None
+                self._dates[held_on] = day
+            if day is None:
+                return None
+            held_on = day
+        else:
+            held_on = None
+        return TurnRecord(
+            row=row,
+            session=session,
+            utterance_id=utterance_id,
+            seq=seq,
+            speaker=speaker,
+            stage=stage,
+            text=text,
+            source=source,
+            techniques=techniques,
+            client_states=client_states,
+            nonverbal=nonverbal,
+            dialog_act=act,
+            comments=comments,
+            trainee=trainee,
+            held_on=held_on,
+        )
+
+    def _known_labels(self, raw: Mapping[str, object], column: str) -> list[str] | None:
+        """The codes of a label cell when every item is known (``None`` otherwise: ``parse`` reports it)."""
+        cell = raw.get(column)
+        if not cell:
+            return []
+        cached = self._label_cells.get((column, cell))
+        if cached is None:
+            problems: list[str] = []
+            codes = self.labels(raw, column, lambda _column, message: problems.append(message))
+            return None if problems else codes
+        return None if cached[1] else list(cached[0])
 
     def parse(self, row: int, raw: Mapping[str, object]) -> ParsedRow:
         out = ParsedRow(None)

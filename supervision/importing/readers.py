@@ -13,19 +13,23 @@ class FileRejected(Exception):
     """The file as a whole cannot be read (reported as row 0, column ``file``)."""
 
 
-def check_size(path: Path) -> None:
-    size = path.stat().st_size
-    if size == 0:
+def check_not_empty(path: Path) -> None:
+    """Readers stream, so a file's size is not their limit: rows are (``IMPORT_MAX_ROWS``, see
+    ``too_many_rows``). The byte cap belongs to web uploads (``supervision.importing.jobs.check_upload``)."""
+    if path.stat().st_size == 0:
         raise FileRejected("파일이 비어 있습니다.")
-    if size > settings.IMPORT_MAX_BYTES:
-        raise FileRejected(
-            f"파일이 너무 큽니다({size / 1_048_576:.1f} MB). 한도는 {settings.IMPORT_MAX_BYTES / 1_048_576:.0f} MB입니다."
-        )
+
+
+def too_many_rows() -> FileRejected:
+    return FileRejected(
+        f"행이 너무 많습니다. 한도는 {settings.IMPORT_MAX_ROWS:,}행입니다(설정 IMPORT_MAX_ROWS). "
+        "파일을 나누어 가져오세요."
+    )
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
     """Golden JSONL (CONTRACT §2): one object per line; blank lines are skipped."""
-    check_size(path)
+    check_not_empty(path)
     rows = 0
     with path.open("rb") as handle:
         for number, raw_line in enumerate(handle, start=1):
@@ -33,7 +37,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
                 continue
             rows += 1
             if rows > settings.IMPORT_MAX_ROWS:
-                raise FileRejected(f"행이 너무 많습니다. 한도는 {settings.IMPORT_MAX_ROWS:,}행입니다.")
+                raise too_many_rows()
             try:
                 line = raw_line.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError:

@@ -1,17 +1,20 @@
-"""``import_transcripts``: validate every row, then write everything in one transaction, or nothing.
+"""``import_transcripts``: validate every row and write them in one transaction, or nothing.
 
-The write path is set-based (a handful of queries per file, not per row): existing turns and links
-of the sessions in the file are read once, compared in Python, and the differences are written with
-bulk operations. Re-importing the same file changes nothing and reports ``created: 0``.
+The file streams through in chunks (``CHUNK_ROWS``): each chunk is validated with the rules of ``parse`` and
+``cross_row`` and, while no error has shown up, written at once with binary COPY into the real tables. A
+later error stops the writing, validation still reads to the end (every error is reported) and the
+transaction is rolled back. The write path is set-based: a few queries and COPYs per chunk, never per row;
+turns already stored (a re-import) are compared in Python and only the differences written, so re-importing
+the same file changes nothing and reports ``created: 0``.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import islice
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -20,7 +23,7 @@ from django.utils import timezone
 
 from portal.perf import without_cyclic_gc
 from supervision.exporting import label_codes_by_turn
-from supervision.importing.cross_row import session_errors
+from supervision.importing.cross_row import SessionChecks
 from supervision.importing.parse import RowParser
 from supervision.importing.readers import FileRejected, RowProblem
 from supervision.importing.records import ImportAborted, RowError, TurnRecord
@@ -31,7 +34,8 @@ from taxonomy.lookup import LabelIndex
 
 TURN_FIELDS = ("seq", "speaker", "stage_id", "text", "nonverbal", "dialog_act")
 ProgressCallback = Callable[[str, int, int], None]
-PROGRESS_EVERY = 10_000
+# Rows validated and written at a time: memory follows this, not the file (about 1 KB a row in flight).
+CHUNK_ROWS = 10_000
 
 
 @dataclass
@@ -102,54 +106,69 @@ def import_transcripts(
 
 
 def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportReport:
+    """One pass over the file in chunks of ``CHUNK_ROWS``: each chunk is validated and, while the file has
+    shown no error, written at once inside the import's one transaction. The first error stops the writing
+    (validation goes on to the end, so every error is reported) and the transaction is rolled back: all or
+    nothing, with memory bounded by the chunk rather than the file."""
     report = ImportReport(dry_run=dry_run)
     parser = RowParser(LabelIndex.load())
-    records: list[TurnRecord] = []
-    positions: list[tuple[int, str, int]] = []
-    named_trainees: list[tuple[int, str]] = []  # (row, trainee) of every row that names one
-    try:
-        for count, (row, raw) in enumerate(rows, start=1):
-            if isinstance(raw, RowProblem):
-                report.errors.append(RowError(row, raw.column, raw.message))
-                continue
-            parsed = parser.parse(row, raw)
-            if parsed.errors:
-                report.errors += parsed.errors
-            if parsed.warnings:
-                report.warnings += parsed.warnings
-            if parsed.record is not None:
-                records.append(parsed.record)
-            if parsed.position is not None:
-                positions.append((row, *parsed.position))
-            if parsed.trainee:
-                named_trainees.append((row, parsed.trainee))
-            if progress and count % PROGRESS_EVERY == 0:
-                progress("validate", count, 0)
-    except FileRejected as exc:
-        # Found while streaming (too many rows, a damaged sheet): the file as a whole is refused.
-        report.errors = [RowError(0, "file", str(exc))]
-        report.warnings = []
-        return report
-    report.errors += session_errors(records, positions)
-
-    trainees = _resolve_trainees(named_trainees, trainee_username, report)
-    report.errors.sort(key=lambda e: (e.row, e.column))
-    if report.errors:
-        return report
-
-    report.sessions = len({r.session for r in records})
-    report.turns = len(records)
+    checks = SessionChecks()
+    trainees = _TraineeNames(trainee_username)
     try:
         with transaction.atomic():
-            _write(records, trainees, trainee_username, created_by, report, progress)
+            writer = ChunkWriter(trainees, trainee_username, created_by, report)
+            count = 0
+            for chunk in _chunks(rows, CHUNK_ROWS):
+                records: list[TurnRecord] = []
+                positions: list[tuple[int, str, int]] = []
+                for row, raw in chunk:
+                    if isinstance(raw, RowProblem):
+                        report.errors.append(RowError(row, raw.column, raw.message))
+                        continue
+                    parsed = parser.parse_quickly(row, raw)
+                    if parsed.errors:
+                        report.errors += parsed.errors
+                    if parsed.warnings:
+                        report.warnings += parsed.warnings
+                    if parsed.record is not None:
+                        records.append(parsed.record)
+                    if parsed.position is not None:
+                        positions.append((row, *parsed.position))
+                    if parsed.trainee:
+                        trainees.named(row, parsed.trainee)
+                checks.add_positions(positions)
+                report.errors += checks.add_records(records)
+                report.turns += len(records)
+                if not report.errors:
+                    writer.write(records)
+                count += len(chunk)
+                if progress:
+                    progress("validate" if report.errors else "write", count, 0)
+            report.errors += checks.errors()
+            report.errors += trainees.errors()
+            report.errors.sort(key=lambda e: (e.row, e.column))
+            if report.errors:
+                raise ImportAborted
+            writer.finish()
             if dry_run:
                 raise ImportAborted
             # Fresh transcripts get their trajectory audits in the background once the import is committed
             # (in-process when no REDIS_URL); the nightly review refreshes them too.
             transaction.on_commit(partial(queue_trajectory_audits, report.session_ids))
+    except FileRejected as exc:
+        # Found while streaming (too many rows, a damaged sheet): the file as a whole is refused.
+        return ImportReport(dry_run=dry_run, errors=[RowError(0, "file", str(exc))])
     except ImportAborted:
         report.session_ids = []
+    if report.errors:
+        report.sessions = report.turns = report.created = report.updated = report.deleted = 0
     return report
+
+
+def _chunks(rows: Iterable, size: int) -> Iterator[list]:
+    iterator = iter(rows)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 def queue_trajectory_audits(session_ids: list[int]) -> None:
@@ -160,124 +179,234 @@ def queue_trajectory_audits(session_ids: list[int]) -> None:
     enqueue(audit_sessions, session_ids, in_process_if_down=True)
 
 
-def _resolve_trainees(named: list[tuple[int, str]], forced: str | None, report: ImportReport) -> dict[str, object]:
-    """The trainees the file names (or ``--trainee``), by username; each unknown one is reported at the first
-    row naming it, whether or not that row had other errors."""
-    User = get_user_model()
-    names = {forced} if forced else {name for _row, name in named}
-    found = {u.username: u for u in User.objects.filter(username__in=names, groups__name=Role.TRAINEE)}
-    if forced:
-        if forced not in found:
-            report.errors.append(
-                RowError(0, "trainee", f"수련생 '{forced}'를 찾을 수 없습니다(수련생 역할의 사용자여야 함).")
+class _TraineeNames:
+    """The trainees the file names (or ``--trainee``), looked up by username as they first appear; each
+    unknown one is reported at the first row naming it, whether or not that row had other errors."""
+
+    def __init__(self, forced: str | None) -> None:
+        self.forced = forced
+        self.found: dict[str, object] = {}
+        self.unknown: dict[str, int] = {}  # name -> first row naming it
+        if forced:
+            self._look_up(forced, 0)
+
+    def named(self, row: int, name: str) -> None:
+        if not self.forced and name not in self.found and name not in self.unknown:
+            self._look_up(name, row)
+
+    def _look_up(self, name: str, row: int) -> None:
+        user = get_user_model().objects.filter(username=name, groups__name=Role.TRAINEE).first()
+        if user is None:
+            self.unknown[name] = row
+        else:
+            self.found[name] = user
+
+    def get(self, name: str | None):
+        """The trainee a session belongs to: ``--trainee`` when given, else the one its rows name."""
+        name = self.forced or name
+        return self.found.get(name) if name else None
+
+    def errors(self) -> list[RowError]:
+        return [
+            RowError(row, "trainee", f"수련생 '{name}'를 찾을 수 없습니다(수련생 역할의 사용자여야 함).")
+            for name, row in self.unknown.items()
+        ]
+
+
+class ChunkWriter:
+    """Writes validated chunks as they come, inside the import's transaction.
+
+    Sessions are created (or locked, when they exist) the first time a chunk names them; a session's details
+    (source, trainee, date) are settled in ``finish`` from the whole file. New turns go in with binary COPY
+    (ids taken from the sequence first, so links and comments follow in the same chunk); turns already
+    stored (a re-import) are compared in Python and only the differences written. Turns of the file's
+    sessions that the file no longer has are deleted in ``finish``.
+    """
+
+    def __init__(self, trainees: _TraineeNames, forced_trainee: str | None, created_by, report: ImportReport):
+        self.trainees = trainees
+        self.forced_trainee = forced_trainee
+        self.created_by = created_by
+        self.report = report
+        self.index = LabelIndex.load()
+        self.writer = CopyWriter if connection.vendor == "postgresql" else OrmWriter
+        self.sessions: dict[str, Session] = {}
+        self.preexisting: set[int] = set()  # ids of the file's sessions that existed before it
+        self.details: dict[str, dict] = {}  # session code -> source, trainee name, held_on (first seen)
+        self.matched: set[int] = set()  # ids of stored turns the file has again
+
+    def write(self, records: list[TurnRecord]) -> None:
+        if not records:
+            return
+        self._open_sessions(records)
+        sessions, preexisting = self.sessions, self.preexisting
+        fresh = [r for r in records if sessions[r.session].id not in preexisting]
+        if preexisting:
+            again = [r for r in records if sessions[r.session].id in preexisting]
+            if again:
+                fresh += self._update_existing(again)
+        ids = self.writer.turns(fresh, sessions)
+        self.report.created += len(fresh)
+        linked = list(zip(ids, fresh, strict=True))
+        self._link(linked)
+        comments = []
+        for turn_id, record in linked:
+            if record.comments:
+                comments += _comments_to_add(turn_id, record, set(), self.created_by)
+        self.writer.comments(comments)
+
+    def _link(self, linked: list[tuple[int, TurnRecord]]) -> None:
+        technique_ids, state_ids = self.index.technique_ids, self.index.client_state_ids
+        self.writer.links(
+            TurnTechnique,
+            [(turn_id, technique_ids[code]) for turn_id, record in linked for code in record.techniques],
+        )
+        self.writer.links(
+            TurnClientState,
+            [(turn_id, state_ids[code]) for turn_id, record in linked for code in record.client_states],
+        )
+
+    def _open_sessions(self, records: list[TurnRecord]) -> None:
+        details = self.details
+        for record in records:
+            seen = details.get(record.session)
+            if seen is None:
+                details[record.session] = {
+                    "source": record.source,
+                    "trainee": record.trainee,
+                    "held_on": record.held_on,
+                }
+                continue
+            if seen["trainee"] is None and record.trainee:
+                seen["trainee"] = record.trainee
+            if seen["held_on"] is None and record.held_on:
+                seen["held_on"] = record.held_on
+        codes = [code for code in details if code not in self.sessions]
+        if not codes:
+            return
+        existing = {s.code: s for s in Session.objects.select_for_update().filter(code__in=codes)}
+        self.sessions.update(existing)
+        self.preexisting.update(session.id for session in existing.values())
+        today = timezone.localdate()
+        fresh = [
+            Session(
+                code=code,
+                title="",  # a title is the supervisor's to give in the admin; pages fall back to the code
+                source=details[code]["source"],
+                trainee=self.trainees.get(details[code]["trainee"]),
+                held_on=details[code]["held_on"] or today,
+                taxonomy_version=catalogue.TAXONOMY_VERSION,
+                created_by=self.created_by,
             )
-        return found
-    reported: set[str] = set()
-    for row, name in named:
-        if name not in found and name not in reported:
-            reported.add(name)
-            report.errors.append(
-                RowError(row, "trainee", f"수련생 '{name}'를 찾을 수 없습니다(수련생 역할의 사용자여야 함).")
-            )
-    return found
+            for code in codes
+            if code not in existing
+        ]
+        for session in Session.objects.bulk_create(fresh, batch_size=1000):
+            self.sessions[session.code] = session
 
-
-def _write(
-    records: list[TurnRecord],
-    trainees: dict[str, object],
-    forced_trainee: str | None,
-    created_by,
-    report: ImportReport,
-    progress: ProgressCallback | None,
-) -> None:
-    index = LabelIndex.load()
-    sessions = _upsert_sessions(records, trainees, forced_trainee, created_by)
-    report.session_ids = sorted(session.id for session in sessions.values())
-    codes = list(sessions)
-    existing = {
-        row["utterance_id"]: row
-        for row in Turn.objects.filter(session__code__in=codes).values("id", "utterance_id", "session_id", *TURN_FIELDS)
-    }
-    in_file = Session.objects.filter(code__in=codes)
-    existing_techniques = label_codes_by_turn(TurnTechnique, in_file)
-    existing_states = label_codes_by_turn(TurnClientState, in_file)
-    existing_comments: dict[int, set[tuple]] = defaultdict(set)
-    for turn_id, kind, text, author, deviation in (
-        SupervisorComment.objects.accepted()
-        .filter(turn__session__code__in=codes)
-        .values_list("turn_id", "kind", "text", "author", "intent_deviation")
-    ):
-        existing_comments[turn_id].add((kind, text, author, tuple(sorted((deviation or {}).items()))))
-
-    file_uids = {r.utterance_id for r in records}
-    stale = [row["id"] for uid, row in existing.items() if uid not in file_uids]
-    if stale:
-        Turn.objects.filter(id__in=stale).delete()
-        report.deleted = len(stale)
-        report.warnings.append(RowError(0, "file", f"파일에 없는 기존 발화 {len(stale)}개를 회기에서 지웠습니다."))
-
-    new_records: list[TurnRecord] = []
-    to_update: list[Turn] = []
-    relink: list[tuple[int, TurnRecord]] = []
-    new_comments: list[SupervisorComment] = []
-    for record in records:
-        current = existing.get(record.utterance_id)
-        if current is None:
-            new_records.append(record)
-            continue
-        values = {
-            "seq": record.seq,
-            "speaker": record.speaker,
-            "stage_id": record.stage,
-            "text": record.text,
-            "nonverbal": record.nonverbal,
-            "dialog_act": record.dialog_act,
+    def _update_existing(self, records: list[TurnRecord]) -> list[TurnRecord]:
+        """Compares the chunk's turns of sessions stored before with what is stored and writes the
+        differences; returns the records that are new turns."""
+        report = self.report
+        session_ids = sorted({self.sessions[r.session].id for r in records})
+        existing = {
+            row["utterance_id"]: row
+            for row in Turn.objects.filter(
+                session_id__in=session_ids, utterance_id__in=[r.utterance_id for r in records]
+            ).values("id", "utterance_id", "session_id", *TURN_FIELDS)
         }
-        turn_id = current["id"]
-        changed = any(current[name] != value for name, value in values.items())
-        if changed:
-            to_update.append(Turn(id=turn_id, **values))
-        labels_changed = set(existing_techniques.get(turn_id, ())) != set(record.techniques) or set(
-            existing_states.get(turn_id, ())
-        ) != set(record.client_states)
-        if labels_changed:
-            relink.append((turn_id, record))
-        fresh = _comments_to_add(turn_id, record, existing_comments[turn_id], created_by)
-        new_comments += fresh
-        if changed or labels_changed or fresh:
-            report.updated += 1
+        turn_ids = [row["id"] for row in existing.values()]
+        existing_techniques = label_codes_by_turn(TurnTechnique, turn_ids=turn_ids)
+        existing_states = label_codes_by_turn(TurnClientState, turn_ids=turn_ids)
+        existing_comments: dict[int, set[tuple]] = defaultdict(set)
+        for turn_id, kind, text, author, deviation in (
+            SupervisorComment.objects.accepted()
+            .filter(turn_id__in=turn_ids)
+            .values_list("turn_id", "kind", "text", "author", "intent_deviation")
+        ):
+            existing_comments[turn_id].add((kind, text, author, tuple(sorted((deviation or {}).items()))))
 
-    if to_update:
-        Turn.objects.bulk_update(to_update, TURN_FIELDS, batch_size=2000)
-    if relink:
-        ids = [turn_id for turn_id, _ in relink]
-        TurnTechnique.objects.filter(turn_id__in=ids).delete()
-        TurnClientState.objects.filter(turn_id__in=ids).delete()
-    writer = CopyWriter if connection.vendor == "postgresql" else OrmWriter
-    new_ids = writer.turns(new_records, sessions, progress)
-    report.created = len(new_records)
-    linked = relink + list(zip(new_ids, new_records, strict=True))
-    writer.links(
-        TurnTechnique,
-        [(turn_id, index.technique_ids[code]) for turn_id, record in linked for code in record.techniques],
-    )
-    writer.links(
-        TurnClientState,
-        [(turn_id, index.client_state_ids[code]) for turn_id, record in linked for code in record.client_states],
-    )
-    for turn_id, record in zip(new_ids, new_records, strict=True):
-        if record.comments:
-            new_comments += _comments_to_add(turn_id, record, set(), created_by)
-    writer.comments(new_comments)
-    if progress:
-        progress("write", len(new_records), len(new_records))
+        new_records: list[TurnRecord] = []
+        to_update: list[Turn] = []
+        relink: list[tuple[int, TurnRecord]] = []
+        new_comments: list[SupervisorComment] = []
+        for record in records:
+            current = existing.get(record.utterance_id)
+            if current is None:
+                new_records.append(record)
+                continue
+            values = {
+                "seq": record.seq,
+                "speaker": record.speaker,
+                "stage_id": record.stage,
+                "text": record.text,
+                "nonverbal": record.nonverbal,
+                "dialog_act": record.dialog_act,
+            }
+            turn_id = current["id"]
+            self.matched.add(turn_id)
+            changed = any(current[name] != value for name, value in values.items())
+            if changed:
+                to_update.append(Turn(id=turn_id, **values))
+            labels_changed = set(existing_techniques.get(turn_id, ())) != set(record.techniques) or set(
+                existing_states.get(turn_id, ())
+            ) != set(record.client_states)
+            if labels_changed:
+                relink.append((turn_id, record))
+            fresh = _comments_to_add(turn_id, record, existing_comments[turn_id], self.created_by)
+            new_comments += fresh
+            if changed or labels_changed or fresh:
+                report.updated += 1
+
+        if to_update:
+            Turn.objects.bulk_update(to_update, TURN_FIELDS, batch_size=2000)
+        if relink:
+            ids = [turn_id for turn_id, _ in relink]
+            TurnTechnique.objects.filter(turn_id__in=ids).delete()
+            TurnClientState.objects.filter(turn_id__in=ids).delete()
+            self._link(relink)
+        self.writer.comments(new_comments)
+        return new_records
+
+    def finish(self) -> None:
+        """After the last chunk: the sessions' details from the whole file, and the stored turns the file no
+        longer has deleted."""
+        report = self.report
+        report.sessions = len(self.sessions)
+        report.session_ids = sorted(session.id for session in self.sessions.values())
+        changed: list[Session] = []
+        for code, session in self.sessions.items():
+            values = self.details[code]
+            wanted = {
+                "source": values["source"],
+                "trainee": self.trainees.get(values["trainee"]),
+                "held_on": values["held_on"],
+            }
+            dirty = False
+            for name, value in wanted.items():
+                if value is not None and getattr(session, name) != value:
+                    setattr(session, name, value)
+                    dirty = True
+            if dirty:
+                changed.append(session)
+        if changed:
+            Session.objects.bulk_update(changed, ["source", "trainee", "held_on", "updated_at"])
+        if self.preexisting:
+            stored = Turn.objects.filter(session_id__in=sorted(self.preexisting)).values_list("id", flat=True)
+            stale = [turn_id for turn_id in stored if turn_id not in self.matched]
+            if stale:
+                Turn.objects.filter(id__in=stale).delete()
+                report.deleted = len(stale)
+                report.warnings.append(
+                    RowError(0, "file", f"파일에 없는 기존 발화 {len(stale)}개를 회기에서 지웠습니다.")
+                )
 
 
 class OrmWriter:
     """Portable path (the embedded SQLite database of ``make run``): bulk_create, ids returned by the ORM."""
 
     @staticmethod
-    def turns(records: list[TurnRecord], sessions: dict[str, Session], progress) -> list[int]:
+    def turns(records: list[TurnRecord], sessions: dict[str, Session]) -> list[int]:
         turns = [
             Turn(
                 session_id=sessions[r.session].id,
@@ -291,10 +420,7 @@ class OrmWriter:
             )
             for r in records
         ]
-        for start in range(0, len(turns), PROGRESS_EVERY):
-            Turn.objects.bulk_create(turns[start : start + PROGRESS_EVERY], batch_size=2000)
-            if progress:
-                progress("write", min(start + PROGRESS_EVERY, len(turns)), len(turns))
+        Turn.objects.bulk_create(turns, batch_size=2000)
         return [turn.id for turn in turns]
 
     @staticmethod
@@ -307,13 +433,22 @@ class OrmWriter:
 
 
 class CopyWriter:
-    """PostgreSQL: ids taken from the sequence in one query, then rows streamed with COPY (psycopg 3).
+    """PostgreSQL: ids taken from the sequence in one query, then rows streamed with binary COPY (psycopg 3:
+    the column types are declared once, so no value is formatted as text and parsed again by the server).
 
     COPY runs on Django's own connection, so it belongs to the import's transaction (all or nothing).
     """
 
-    @staticmethod
-    def turns(records: list[TurnRecord], sessions: dict[str, Session], progress) -> list[int]:
+    TURN_COLUMNS = "id, session_id, seq, utterance_id, speaker, stage, text, nonverbal, dialog_act"
+    TURN_TYPES = ("int8", "int8", "int4", "text", "text", "text", "text", "jsonb", "text")
+    COMMENT_COLUMNS = (
+        "turn_id, kind, text, intent_deviation, author, written_by_id, is_suggestion, suggestion_key, "
+        "created_at, updated_at"
+    )
+    COMMENT_TYPES = ("int8", "text", "text", "jsonb", "text", "int4", "bool", "text", "timestamptz", "timestamptz")
+
+    @classmethod
+    def turns(cls, records: list[TurnRecord], sessions: dict[str, Session]) -> list[int]:
         if not records:
             return []
         table = Turn._meta.db_table
@@ -323,14 +458,13 @@ class CopyWriter:
             )
             ids = [row[0] for row in cursor.fetchall()]
         session_ids = {code: session.id for code, session in sessions.items()}
-        dumps = json.dumps
-        columns = "id, session_id, seq, utterance_id, speaker, stage, text, nonverbal, dialog_act"
         with (
             connection.connection.cursor() as cursor,
-            cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
+            cursor.copy(f"COPY {table} ({cls.TURN_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy,
         ):
+            copy.set_types(cls.TURN_TYPES)
             write_row = copy.write_row
-            for position, (turn_id, r) in enumerate(zip(ids, records, strict=True), start=1):
+            for turn_id, r in zip(ids, records, strict=True):
                 write_row(
                     (
                         turn_id,
@@ -340,12 +474,10 @@ class CopyWriter:
                         r.speaker,
                         r.stage,
                         r.text,
-                        dumps(r.nonverbal, ensure_ascii=False) if r.nonverbal else "[]",
+                        r.nonverbal,
                         r.dialog_act,
                     )
                 )
-                if progress and position % PROGRESS_EVERY == 0:
-                    progress("write", position, len(records))
         return ids
 
     @staticmethod
@@ -354,32 +486,32 @@ class CopyWriter:
             return
         with (
             connection.connection.cursor() as cursor,
-            cursor.copy(f"COPY {model._meta.db_table} (turn_id, label_id) FROM STDIN") as copy,
+            cursor.copy(f"COPY {model._meta.db_table} (turn_id, label_id) FROM STDIN (FORMAT BINARY)") as copy,
         ):
+            copy.set_types(("int8", "int2"))
             write_row = copy.write_row
             for pair in pairs:
                 write_row(pair)
 
-    @staticmethod
-    def comments(comments: list[SupervisorComment]) -> None:
+    @classmethod
+    def comments(cls, comments: list[SupervisorComment]) -> None:
         if not comments:
             return
         now = timezone.now()
-        columns = (
-            "turn_id, kind, text, intent_deviation, author, written_by_id, is_suggestion, suggestion_key, "
-            "created_at, updated_at"
-        )
         with (
             connection.connection.cursor() as cursor,
-            cursor.copy(f"COPY {SupervisorComment._meta.db_table} ({columns}) FROM STDIN") as copy,
+            cursor.copy(
+                f"COPY {SupervisorComment._meta.db_table} ({cls.COMMENT_COLUMNS}) FROM STDIN (FORMAT BINARY)"
+            ) as copy,
         ):
+            copy.set_types(cls.COMMENT_TYPES)
             for c in comments:
                 copy.write_row(
                     (
                         c.turn_id,
                         c.kind,
                         c.text,
-                        json.dumps(c.intent_deviation or {}, ensure_ascii=False),
+                        c.intent_deviation or {},
                         c.author,
                         c.written_by_id,
                         False,
@@ -388,53 +520,6 @@ class CopyWriter:
                         now,
                     )
                 )
-
-
-def _upsert_sessions(
-    records: list[TurnRecord], trainees: dict[str, object], forced_trainee: str | None, created_by
-) -> dict[str, Session]:
-    by_code: dict[str, list[TurnRecord]] = defaultdict(list)
-    for record in records:
-        by_code[record.session].append(record)
-    details: dict[str, dict] = {}
-    for code, in_session in by_code.items():
-        trainee_name = forced_trainee or next((r.trainee for r in in_session if r.trainee), None)
-        details[code] = {
-            "source": in_session[0].source,
-            "trainee": trainees.get(trainee_name) if trainee_name else None,
-            "held_on": next((r.held_on for r in in_session if r.held_on), None),
-        }
-    existing = {s.code: s for s in Session.objects.select_for_update().filter(code__in=list(details))}
-    today = timezone.localdate()
-    changed: list[Session] = []
-    fresh: list[Session] = []
-    for code, values in details.items():
-        session = existing.get(code)
-        if session is None:
-            fresh.append(
-                Session(
-                    code=code,
-                    title="",  # a title is the supervisor's to give in the admin; pages fall back to the code
-                    source=values["source"],
-                    trainee=values["trainee"],
-                    held_on=values["held_on"] or today,
-                    taxonomy_version=catalogue.TAXONOMY_VERSION,
-                    created_by=created_by,
-                )
-            )
-            continue
-        dirty = False
-        for name in ("source", "trainee", "held_on"):
-            if values[name] is not None and getattr(session, name) != values[name]:
-                setattr(session, name, values[name])
-                dirty = True
-        if dirty:
-            changed.append(session)
-    for session in Session.objects.bulk_create(fresh, batch_size=1000):
-        existing[session.code] = session
-    if changed:
-        Session.objects.bulk_update(changed, ["source", "trainee", "held_on", "updated_at"])
-    return existing
 
 
 def _comments_to_add(turn_id: int, record: TurnRecord, existing: set[tuple], created_by) -> list[SupervisorComment]:

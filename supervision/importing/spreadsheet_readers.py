@@ -15,7 +15,7 @@ from django.conf import settings
 from python_calamine import CalamineWorkbook
 
 from supervision.importing.columns import REQUIRED_COLUMNS, field_for_header
-from supervision.importing.readers import FileRejected, RowProblem, check_size
+from supervision.importing.readers import FileRejected, RowProblem, check_not_empty, too_many_rows
 
 # The export's formula escape (CONTRACT §4): exactly one leading ' before one of these is removed again.
 FORMULA_STARTS = frozenset("=+-@\t\r")
@@ -44,13 +44,9 @@ def header_mapping(header: tuple | list) -> list[tuple[int, str]]:
     return mapping
 
 
-def _too_many_rows() -> FileRejected:
-    return FileRejected(f"행이 너무 많습니다. 한도는 {settings.IMPORT_MAX_ROWS:,}행입니다.")
-
-
 def read_csv(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
     """UTF-8 csv, with or without BOM, CRLF or LF line ends, cells may span lines."""
-    check_size(path)
+    check_not_empty(path)
     with path.open("rb") as handle:
         head = handle.read(4096)
     if head.startswith(b"PK\x03\x04") or b"\x00" in head:
@@ -61,7 +57,8 @@ def read_csv(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
-    csv.field_size_limit(max(settings.IMPORT_MAX_BYTES, 131_072))
+    # One cell's ceiling, not the file's: an unclosed quote cannot swallow the rest of a large file into memory.
+    csv.field_size_limit(max(settings.IMPORT_MAX_CELL_CHARS * 100, 131_072))
     limit = settings.IMPORT_MAX_ROWS
     rows = 0
     try:
@@ -81,7 +78,7 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
                     continue
                 rows += 1
                 if rows > limit:
-                    raise _too_many_rows()
+                    raise too_many_rows()
                 raw = {}
                 for position, name in mapping:
                     value = cells[position]
@@ -142,7 +139,7 @@ def _declares_a_dtd(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> bool:
 def read_xlsx(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
     """The first worksheet, read by calamine (Rust): about four times faster than a Python XML stream and it
     never expands DTD entities. The container checks above run first, so a zip bomb is refused unopened."""
-    check_size(path)
+    check_not_empty(path)
     check_xlsx_container(path)
     try:
         workbook = CalamineWorkbook.from_path(str(path))
@@ -156,7 +153,7 @@ def read_xlsx(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
             f"xlsx 파일을 열 수 없습니다(손상되었거나 안전하지 않은 내용, {exc.__class__.__name__})."
         ) from None
     if sheet.height - 1 > settings.IMPORT_MAX_ROWS:
-        raise _too_many_rows()
+        raise too_many_rows()
     return _xlsx_rows(sheet)
 
 
@@ -174,7 +171,7 @@ def _xlsx_rows(sheet) -> Iterator[tuple[int, dict | RowProblem]]:
             continue
         rows += 1
         if rows > limit:
-            raise _too_many_rows()
+            raise too_many_rows()
         width = len(cells)
         raw = {name: cells[position] if position < width else None for position, name in mapping}
         for name, value in raw.items():

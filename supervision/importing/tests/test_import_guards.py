@@ -1,16 +1,19 @@
 """Guards: only staff and superusers import; size and row limits before parsing; hostile or broken files
 are clear file errors (row 0, column file), never a traceback and never a write."""
 
+import io
+import json
 import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 
 from supervision.importing.models import ImportJob
 from supervision.importing.services import import_file
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv, write_xlsx
-from supervision.models import Session
+from supervision.models import Session, Turn
 from supervision.testing import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +47,9 @@ def test_only_staff_and_superusers_may_import(client, cast, django_user_model, t
     assert client.get(IMPORT_URL).status_code == 200
 
 
-def test_an_upload_over_the_size_limit_is_refused_before_it_is_read(client, cast, settings, tmp_path):
+def test_an_upload_over_the_size_limit_is_refused_before_it_is_read_naming_the_setting(
+    client, cast, settings, tmp_path
+):
     settings.IMPORT_MAX_BYTES = 1000
     path = write_csv(tmp_path / "big.csv", ENGLISH_HEADER, session_rows("BIG", 40))
     assert client.login(username="staff", password=PASSWORD)
@@ -52,9 +57,24 @@ def test_an_upload_over_the_size_limit_is_refused_before_it_is_read(client, cast
     response = client.post(IMPORT_URL, {"file": SimpleUploadedFile("big.csv", path.read_bytes())})
 
     assert response.status_code == 200
-    assert "파일이 너무 큽니다" in response.content.decode()
+    page = response.content.decode()
+    assert "파일이 너무 큽니다" in page
+    assert "IMPORT_MAX_BYTES" in page
+    assert "import_transcripts" in page
     assert not ImportJob.objects.exists()
-    assert "파일이 너무 큽니다" in _file_error(import_file(path))
+    assert not Session.objects.exists()
+
+
+def test_the_command_line_imports_a_file_over_the_upload_size_limit(cast, settings, tmp_path):
+    settings.IMPORT_MAX_BYTES = 1000
+    path = write_csv(tmp_path / "big.csv", ENGLISH_HEADER, session_rows("BIG", 40))
+    assert path.stat().st_size > settings.IMPORT_MAX_BYTES
+    out = io.StringIO()
+
+    call_command("import_transcripts", str(path), stdout=out, stderr=io.StringIO())
+
+    assert json.loads(out.getvalue().splitlines()[-1])["created"] == 40
+    assert Turn.objects.filter(session__code="BIG").count() == 40
 
 
 @pytest.mark.parametrize("suffix", ["csv", "xlsx"])
@@ -63,7 +83,23 @@ def test_a_file_over_the_row_limit_is_refused(cast, settings, tmp_path, suffix):
     write = write_csv if suffix == "csv" else write_xlsx
     path = write(tmp_path / f"rows.{suffix}", ENGLISH_HEADER, session_rows("ROWS", 8))
 
-    assert "행이 너무 많습니다" in _file_error(import_file(path))
+    message = _file_error(import_file(path))
+    assert "행이 너무 많습니다" in message
+    assert "IMPORT_MAX_ROWS" in message
+
+
+def test_the_command_line_refuses_a_file_over_the_row_limit_whatever_its_size(cast, settings, tmp_path):
+    settings.IMPORT_MAX_ROWS = 5
+    path = write_csv(tmp_path / "rows.csv", ENGLISH_HEADER, session_rows("ROWS", 8))
+    out, err = io.StringIO(), io.StringIO()
+
+    with pytest.raises(SystemExit) as exited:
+        call_command("import_transcripts", str(path), stdout=out, stderr=err)
+
+    assert exited.value.code == 1
+    assert err.getvalue().startswith("row 0, column file: 행이 너무 많습니다. 한도는 5행입니다(설정 IMPORT_MAX_ROWS)")
+    assert json.loads(out.getvalue().splitlines()[-1])["errors"][0]["column"] == "file"
+    assert not Session.objects.exists()
 
 
 def test_extension_and_content_must_agree(cast, tmp_path):
