@@ -31,6 +31,7 @@ class PortalModelResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelRe
     pass
 
 
-def spreadsheet_row(row_number: int) -> int:
-    """The library numbers data rows from 1; a spreadsheet shows the header as row 1."""
-    return row_number + 1
+def row_label(row_number: int) -> str:
+    """A row as both a spreadsheet (header = row 1, as the transcript importer counts) and the library's
+    preview table (ROW: data rows from 1) show it."""
+    return f"{row_number + 1}행(ROW {row_number})"

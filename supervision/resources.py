@@ -11,10 +11,9 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from import_export import fields, resources
 
-from portal.tabular import AllOrNothingMixin, FormulaSafeMixin, PortalModelResource, spreadsheet_row
+from portal.tabular import AllOrNothingMixin, FormulaSafeMixin, PortalModelResource, row_label
 from supervision.gauge.models import GaugeSnapshot
 from supervision.models import SupervisorComment
-from supervision.roles import roles_of
 from supervision.services import ServiceError, portal_user_create_or_update
 from supervision.tags.models import TraineeTag
 
@@ -35,9 +34,10 @@ class RosterResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelResourc
     user, once in the file; the role rules are the service's own (its errors land on the column they name).
     """
 
-    role = fields.Field(column_name="role", attribute=None)
-    supervisor = fields.Field(column_name="supervisor", attribute=None)
-    initial_password = fields.Field(column_name="initial_password", attribute=None)
+    # what the preview shows of each row (never the password itself)
+    role = fields.Field(column_name="role", attribute="roster_role")
+    supervisor = fields.Field(column_name="supervisor", attribute="roster_supervisor")
+    initial_password = fields.Field(column_name="initial_password", attribute="roster_password_policy")
 
     class Meta:
         model = get_user_model()
@@ -56,27 +56,29 @@ class RosterResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelResourc
             )
 
     def import_instance(self, instance, row, **kwargs):
-        n = spreadsheet_row(kwargs["row_number"])
+        n = row_label(kwargs["row_number"])
         username, password = _cell(row, "username"), _cell(row, "initial_password")
         errors = {}
         if not username:
-            errors["username"] = f"{n}행 username: 사용자 이름이 비어 있습니다."
+            errors["username"] = f"{n} username: 사용자 이름이 비어 있습니다."
         elif username in self._seen:
-            errors["username"] = f"{n}행 username: '{username}'이(가) {self._seen[username]}행에도 있습니다(중복)."
+            errors["username"] = f"{n} username: '{username}'이(가) {self._seen[username]}에도 있습니다(중복)."
         elif instance.pk is not None:
-            errors["username"] = f"{n}행 username: '{username}' 사용자가 이미 있습니다(명단은 새 사용자만 만듭니다)."
+            errors["username"] = f"{n} username: '{username}' 사용자가 이미 있습니다(명단은 새 사용자만 만듭니다)."
         self._seen.setdefault(username, n)
         if password:
             try:
                 validate_password(password, user=instance)
             except ValidationError as exc:
-                errors["initial_password"] = f"{n}행 initial_password: " + " ".join(exc.messages)
+                errors["initial_password"] = f"{n} initial_password: " + " ".join(exc.messages)
         if errors:
             raise ValidationError(errors)
         instance.username = username
+        instance.roster_role, instance.roster_supervisor = _cell(row, "role"), _cell(row, "supervisor")
+        instance.roster_password_policy = "(설정됨)" if password else "(없음: 로그인 불가)"
 
     def save_instance(self, instance, is_create, row, **kwargs):
-        n = spreadsheet_row(kwargs["row_number"])
+        n = row_label(kwargs["row_number"])
         try:
             user = portal_user_create_or_update(
                 username=_cell(row, "username"),
@@ -86,21 +88,9 @@ class RosterResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelResourc
             )
         except ServiceError as exc:
             column = exc.field or "username"
-            raise ValidationError({column: f"{n}행 {column}: {exc}"}) from None
-        instance.pk, instance._state.adding = user.pk, False
-        instance._roster = {c: _cell(row, c) for c in ("role", "supervisor")}
-        instance._roster["initial_password"] = "(설정됨)" if _cell(row, "initial_password") else "(없음: 로그인 불가)"
-
-    # The preview shows what the row made, never a password.
-    def dehydrate_role(self, user):
-        roster = getattr(user, "_roster", None)
-        return roster["role"] if roster else ", ".join(sorted(roles_of(user)))
-
-    def dehydrate_supervisor(self, user):
-        return getattr(user, "_roster", {}).get("supervisor", "")
-
-    def dehydrate_initial_password(self, user):
-        return getattr(user, "_roster", {}).get("initial_password", "")
+            raise ValidationError({column: f"{n} {column}: {exc}"}) from None
+        # the row's preview names the user but links nowhere: this admin's change pages are assignments
+        instance.roster_user_id = user.pk
 
 
 class CommentResource(PortalModelResource):

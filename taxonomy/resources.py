@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from import_export import fields
 
-from portal.tabular import PortalModelResource, spreadsheet_row
+from portal.tabular import PortalModelResource, row_label
 from taxonomy.models import ClientStateDef, LabelAlias, LabelAxis, TechniqueLabelDef
 
 ALIAS_COLUMNS = ("axis", "alias", "code")
@@ -30,18 +30,16 @@ class LabelAliasResource(PortalModelResource):
     def import_instance(self, instance, row, **kwargs):
         from taxonomy.admin import LabelAliasForm  # the one place the alias rules live
 
-        n = spreadsheet_row(kwargs["row_number"])
+        n = row_label(kwargs["row_number"])
         axis, alias, code = (str(row.get(c) or "").strip() for c in ALIAS_COLUMNS)
         if instance.pk is not None and instance.seeded:
-            raise ValidationError(
-                {"alias": f"{n}행 alias: 분류 문서에서 적재된 별칭 '{alias}'은(는) 바꿀 수 없습니다."}
-            )
+            raise ValidationError({"alias": f"{n} alias: 분류 문서에서 적재된 별칭 '{alias}'은(는) 바꿀 수 없습니다."})
         model = {LabelAxis.TECHNIQUE: TechniqueLabelDef, LabelAxis.CLIENT_STATE: ClientStateDef}.get(axis)
         if model is None:
-            raise ValidationError({"axis": f"{n}행 axis: '{axis}'는 technique 또는 client_state여야 합니다."})
+            raise ValidationError({"axis": f"{n} axis: '{axis}'는 technique 또는 client_state여야 합니다."})
         label = model.objects.filter(code=code).first()
         if label is None:
-            raise ValidationError({"code": f"{n}행 code: '{code}'는 {axis} 코드가 아닙니다."})
+            raise ValidationError({"code": f"{n} code: '{code}'는 {axis} 코드가 아닙니다."})
         form = LabelAliasForm(
             data={"axis": axis, "alias": alias, axis: label.pk},
             instance=instance,
@@ -51,7 +49,7 @@ class LabelAliasResource(PortalModelResource):
                 {
                     (
                         field if field in ALIAS_COLUMNS else "alias"
-                    ): f"{n}행 {field if field in ALIAS_COLUMNS else 'alias'}: " + " ".join(messages)
+                    ): f"{n} {field if field in ALIAS_COLUMNS else 'alias'}: " + " ".join(messages)
                     for field, messages in form.errors.items()
                 }
             )

@@ -83,7 +83,8 @@ def test_it_previews_then_creates_a_cohort_with_roles_supervisors_and_password_p
     assert preview.status_code == 200
     assert offers_confirm(preview) and not messages_of(preview)
     assert not User.objects.filter(username__startswith="cohort_").exists()  # the preview writes nothing
-    assert "cohort_t1" in preview.content.decode() and STRONG not in preview.content.decode()
+    page = preview.content.decode()
+    assert "cohort_t1" in page and "supervisor_a" in page and "(설정됨)" in page and STRONG not in page
 
     done = confirm(staff, ROSTER_URL, preview)
     assert done.status_code == 302
@@ -121,7 +122,7 @@ def test_it_refuses_the_whole_roster_for_one_bad_row_naming_row_and_column(cast,
     assert preview.status_code == 200
     assert not offers_confirm(preview)  # no confirm button: nothing can be written
     messages = messages_of(preview)
-    assert any(m.startswith(f"4행 {column}:") and words in m for m in messages), messages
+    assert any(m.startswith(f"4행(ROW 3) {column}:") and words in m for m in messages), messages
     assert User.objects.count() == users_before and TraineeAssignment.objects.count() == assignments_before
 
 
@@ -130,7 +131,7 @@ def test_it_refuses_every_bad_row_at_once_and_a_file_without_its_columns(cast):
     staff = logged_in(cast.staff)
     preview = upload(staff, ROSTER_URL, roster("x1,trainee,nobody,", "x2,boss,,", "x2,trainee,,"))
     messages = messages_of(preview)
-    assert {m.split(":")[0] for m in messages} == {"2행 supervisor", "3행 role", "4행 username"}
+    assert {m.split(":")[0] for m in messages} == {"2행(ROW 1) supervisor", "3행(ROW 2) role", "4행(ROW 3) username"}
     assert not User.objects.filter(username__in=["x1", "x2"]).exists()
     missing = upload(staff, ROSTER_URL, "name,group\nx9,trainee\n")
     assert missing.status_code == 200 and not offers_confirm(missing)
@@ -170,7 +171,9 @@ def test_it_refuses_bad_alias_rows_all_together(cast):
     count = LabelAlias.objects.count()
     text = "axis,alias,code\ntechnique,새 별칭,reflection\ntechnique,엉뚱한,no_such_code\nmood,무엇,reflection\n"
     messages = messages_of(upload(staff, ALIAS_URL, text))
-    assert any(m.startswith("3행 code:") for m in messages) and any(m.startswith("4행 axis:") for m in messages)
+    assert any(m.startswith("3행(ROW 2) code:") for m in messages) and any(
+        m.startswith("4행(ROW 3) axis:") for m in messages
+    )
     assert LabelAlias.objects.count() == count
     assert logged_in(cast.supervisor_a).get(ALIAS_URL).status_code == 403  # supervisors only view aliases
 
