@@ -100,7 +100,17 @@ from django.db import connection
 call_command("migrate", verbosity=0)
 from supervision.gauge.tests.two_backends import build, dump
 days = build()
-print(json.dumps({"vendor": connection.vendor, "days": [str(d) for d in days], **dump()}, default=str, ensure_ascii=False))
+# what the demo trainee meets after `make run`: the dashboard and the gauge API
+from django.contrib.auth import get_user_model
+from django.test import Client
+client = Client(SERVER_NAME="localhost")
+client.force_login(get_user_model().objects.get(username="trainee_a"))
+page = client.get("/feedback/").content.decode()
+api = client.get("/api/v1/gauges/").json()
+seen = {"chart": "추이" in page and "<svg" in page, "no_gauge_note": "아직 계산된 검토 지표가 없습니다" in page,
+        "api_count": api["count"], "api_trainees": sorted({r["trainee"] for r in api["results"]})}
+print(json.dumps({"vendor": connection.vendor, "days": [str(d) for d in days], "seen": seen, **dump()},
+                 default=str, ensure_ascii=False))
 """
 
 
@@ -116,6 +126,9 @@ def test_it_gives_the_same_gauge_and_tags_on_sqlite_as_on_postgresql(tmp_path, t
     assert done.returncode == 0, done.stderr[-3000:]
     on_sqlite = json.loads(done.stdout.strip().splitlines()[-1])
     assert on_sqlite.pop("vendor") == "sqlite"
+    seen = on_sqlite.pop("seen")
+    assert seen["chart"] and not seen["no_gauge_note"], seen  # the dashboard shows the gauge and its trend
+    assert seen["api_count"] > 0 and len(seen["api_trainees"]) == 1, seen  # and the API only her snapshots
 
     days = build()
     on_postgresql = json.loads(json.dumps({"days": [str(d) for d in days], **dump()}, default=str))
