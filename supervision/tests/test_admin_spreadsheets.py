@@ -260,3 +260,23 @@ def test_it_never_exports_a_cell_as_a_formula(reports, fmt):
     assert texts == ['\'=HYPERLINK("http://example.invalid","클릭")']
     for row in rows:
         assert not any(cell.startswith(("=", "+", "-", "@")) for cell in row), row
+
+
+# --- who may open which screen ------------------------------------------------------------------------
+
+SCREENS = {
+    ROSTER_URL: {"trainee_a": 302, "supervisor_a": 403, "staff": 200},
+    ALIAS_URL: {"trainee_a": 302, "supervisor_a": 403, "staff": 200},
+    "/admin/taxonomy/labelalias/export/": {"trainee_a": 302, "supervisor_a": 200, "staff": 200},
+    "/admin/supervision/supervisorcomment/export/": {"trainee_a": 302, "supervisor_a": 200, "staff": 200},
+    "/admin/gauge/gaugesnapshot/export/": {"trainee_a": 302, "supervisor_a": 200, "staff": 200},
+    "/admin/tags/traineetag/export/": {"trainee_a": 302, "supervisor_a": 200, "staff": 200},
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", list(SCREENS))
+def test_it_opens_each_import_and_export_screen_only_to_the_roles_it_serves(cast, url):
+    """A trainee never reaches the admin (log-in page); supervisors export but never import."""
+    for who, expected in SCREENS[url].items():
+        assert logged_in(getattr(cast, who)).get(url).status_code == expected, who
