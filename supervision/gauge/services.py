@@ -25,7 +25,7 @@ from supervision.gauge.portable import session_aggregates
 from supervision.gauge.snapshots import DueSnapshot, write_snapshots
 from supervision.gauge.suggestions import suggest
 
-__all__ = ["GaugeRun", "GaugeUnavailable", "current_bands", "gauge_available", "gauge_compute", "tallies_forget"]
+__all__ = ["GaugeRun", "current_bands", "gauge_compute", "set_based", "tallies_forget"]
 
 
 @dataclass(frozen=True)
@@ -46,15 +46,6 @@ def current_bands() -> dict[str, figures.Band]:
         category: (float(low), float(high))
         for category, low, high in TargetBand.objects.values_list("category", "low", "high")
     }
-
-
-class GaugeUnavailable(Exception):
-    """Kept for callers that catch it; every database Django supports now has a path (see ``portable``)."""
-
-
-def gauge_available() -> bool:
-    """Always: PostgreSQL runs the set-based statement, other databases the portable fold of the same rows."""
-    return True
 
 
 def set_based() -> bool:
