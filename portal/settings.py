@@ -11,6 +11,7 @@ import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+from import_export.formats import base_formats
 
 from portal.env import env_bool, env_int, env_list, env_str
 
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "simple_history",
     "axes",
+    "import_export",
     "portal",
     "taxonomy",
     "supervision",
@@ -288,6 +290,15 @@ SAFETY_RESPONSE_TURNS = env_int("SAFETY_RESPONSE_TURNS", 2, minimum=1)
 
 # The nightly review (`supervision.nightly_review`) runs these services in order, each called with
 # `day=`; add a step here (tags, trajectory audits) rather than in the task.
+# django-import-export (the admin's spreadsheet import/export): exports need the model's view permission,
+# imports its add permission (the roster's is the staff role's, see TraineeAssignmentAdmin); no cell is
+# ever exported as a formula (portal/tabular.py adds the transcript export's escape on top of this).
+IMPORT_EXPORT_ESCAPE_FORMULAE_ON_EXPORT = True
+IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
+IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "add"
+IMPORT_EXPORT_SKIP_ADMIN_ACTION_EXPORT_UI = True
+# the two formats staff use (the transcript importer reads the same two)
+IMPORT_FORMATS = EXPORT_FORMATS = [base_formats.CSV, base_formats.XLSX]
 NIGHTLY_REVIEW_STEPS = (
     "supervision.gauge.services.gauge_compute",
     "supervision.tags.nightly.tags_nightly",

@@ -18,6 +18,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
+from import_export.admin import ExportMixin, ImportMixin
 from simple_history.admin import SimpleHistoryAdmin
 
 from supervision import presentation, rules, selectors
@@ -46,7 +47,8 @@ from supervision.models import (
     TurnClientState,
     TurnTechnique,
 )
-from supervision.roles import supervises, trainee_filter, visible_trainees
+from supervision.resources import CommentResource, RosterResource
+from supervision.roles import sees_everything, supervises, trainee_filter, visible_trainees
 from supervision.services import ServiceError, TurnRejected, turn_edit_problems, turn_update
 from taxonomy import catalogue
 from taxonomy.models import StageDef
@@ -569,8 +571,10 @@ def label_chips_html(turn):
 
 
 @admin.register(SupervisorComment)
-class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
+class SupervisorCommentAdmin(ExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
     trainee_path = "turn__session__trainee"
+    # the export is the change list as filtered, so a supervisor exports only their trainees' comments
+    resource_classes = (CommentResource,)
     form = CommentForm
     list_display = (
         "turn",
@@ -693,10 +697,17 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
 
 
 @admin.register(TraineeAssignment)
-class TraineeAssignmentAdmin(RoleScopedAdmin):
+class TraineeAssignmentAdmin(ImportMixin, RoleScopedAdmin):
+    """Assignments, and the roster import (명단 가져오기) that creates a cohort with theirs."""
+
+    resource_classes = (RosterResource,)
     list_display = ("trainee", "supervisor", "assigned_at")
     list_select_related = ("trainee", "supervisor")
     raw_id_fields = ("trainee", "supervisor")
+
+    def has_import_permission(self, request):
+        # creating users is the staff role's (and superusers'), whatever the assignment permissions say
+        return sees_everything(request.user) and request.user.is_staff
 
 
 @admin.register(LabelChange)

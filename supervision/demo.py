@@ -7,13 +7,11 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from supervision.gauge.services import gauge_available
 from supervision.importing.readers import read_jsonl
 from supervision.importing.services import ImportReport, import_transcripts
 from supervision.nightly import nightly_review
 from supervision.roles import Role
 from supervision.services import portal_user_create_or_update
-from supervision.trajectory.services import trajectory_nightly
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEMO_PASSWORD = "demo-pass-2026"
@@ -28,8 +26,8 @@ DEMO_USERS = (
 
 @transaction.atomic
 def load_demo() -> list[ImportReport]:
-    """Demo users and sessions, then the nightly review for today (on SQLite, only the trajectory audits:
-    the gauge's SQL, and so the tags built on it, need PostgreSQL)."""
+    """Demo users and sessions, then the nightly review for today (on PostgreSQL and on the embedded SQLite
+    alike: the gauge has a portable path with the same figures)."""
     for username, role, supervisor in DEMO_USERS:
         portal_user_create_or_update(
             username=username, role=role, password=DEMO_PASSWORD, supervisor_username=supervisor
@@ -41,8 +39,5 @@ def load_demo() -> list[ImportReport]:
             raise ValueError(f"demo file {path.name} is invalid: {report.errors[:3]}")
         reports.append(report)
     # The same work as the nightly job, so the pages show gauges, tags and audits straight away.
-    if gauge_available():
-        nightly_review(day=timezone.localdate())
-    else:
-        trajectory_nightly(day=timezone.localdate())
+    nightly_review(day=timezone.localdate())
     return reports

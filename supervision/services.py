@@ -12,7 +12,12 @@ from taxonomy.models import StageDef
 
 
 class ServiceError(Exception):
-    """A write refused for a reason the caller should show to the user."""
+    """A write refused for a reason the caller should show to the user; ``field`` names the input at fault
+    when there is one (the roster import puts the message on that column)."""
+
+    def __init__(self, message="", *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @transaction.atomic
@@ -24,16 +29,16 @@ def portal_user_create_or_update(
     Supervisors and staff get admin access (``is_staff``); trainees use only their own pages.
     """
     if role not in Role.values:
-        raise ServiceError(f"알 수 없는 역할 '{role}'입니다({', '.join(Role.values)}).")
+        raise ServiceError(f"알 수 없는 역할 '{role}'입니다({', '.join(Role.values)}).", field="role")
     groups = ensure_role_groups()
     User = get_user_model()
     supervisor = None
     if supervisor_username:
         if role != Role.TRAINEE:
-            raise ServiceError("슈퍼바이저는 수련생에게만 배정할 수 있습니다.")
+            raise ServiceError("슈퍼바이저는 수련생에게만 배정할 수 있습니다.", field="supervisor")
         supervisor = User.objects.filter(username=supervisor_username, groups__name=Role.SUPERVISOR).first()
         if supervisor is None:
-            raise ServiceError(f"슈퍼바이저 '{supervisor_username}'를 찾을 수 없습니다.")
+            raise ServiceError(f"슈퍼바이저 '{supervisor_username}'를 찾을 수 없습니다.", field="supervisor")
     user, created = User.objects.get_or_create(username=username)
     user.is_staff = role in (Role.SUPERVISOR, Role.STAFF)
     if password:

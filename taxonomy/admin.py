@@ -4,9 +4,11 @@ and codes never change. Aliases are curated here by staff."""
 from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
+from import_export.admin import ImportExportModelAdmin
 
 from taxonomy.models import ClientStateDef, LabelAlias, StageDef, TechniqueLabelDef
 from taxonomy.normalize import normalize_label
+from taxonomy.resources import LabelAliasResource
 
 
 class ReadOnlyCodeTableAdmin(admin.ModelAdmin):
@@ -62,7 +64,8 @@ class LabelAliasForm(forms.ModelForm):
 
 
 @admin.register(LabelAlias)
-class LabelAliasAdmin(admin.ModelAdmin):
+class LabelAliasAdmin(ImportExportModelAdmin):
+    resource_classes = (LabelAliasResource,)
     form = LabelAliasForm
     list_display = ("alias", "axis", "target_code", "seeded")
     list_filter = ("axis", "seeded")

@@ -277,6 +277,8 @@ class TurnSerializer(serializers.Serializer):
     client_states = serializers.ListField(child=serializers.CharField())
     nonverbal = serializers.ListField(child=serializers.CharField())
     dialog_act = serializers.ChoiceField(choices=catalogue.DIALOG_ACT_CODES, allow_null=True)
+    source = serializers.CharField(help_text="출처(합성 표기): the session's provenance, as on its golden lines")
+    session = serializers.CharField(help_text="회기 코드")
     comments = TurnCommentSerializer(many=True)
 
     def to_representation(self, turn) -> dict:
@@ -291,6 +293,9 @@ class TurnSerializer(serializers.Serializer):
             "client_states": [link.label.code for link in turn.client_state_links.all()],
             "nonverbal": turn.nonverbal or [],
             "dialog_act": turn.dialog_act,
+            # the prefetch of a session's turns caches the session on each turn: no query per turn
+            "source": turn.session.source,
+            "session": turn.session.code,
             "comments": [
                 {
                     "id": c.id,

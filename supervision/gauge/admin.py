@@ -3,6 +3,7 @@
 from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from import_export.admin import ExportMixin
 
 from portal.queue import QueueUnavailable, enqueue
 from supervision.admin import RoleScopedAdmin, trainee_list_filter
@@ -10,6 +11,7 @@ from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
 from supervision.gauge.suggestions import suggestion_accept, suggestion_dismiss
 from supervision.gauge.tasks import nightly_review
+from supervision.resources import GaugeSnapshotResource
 from supervision.roles import is_supervisor, sees_everything
 from supervision.services import ServiceError
 from taxonomy import catalogue
@@ -54,7 +56,8 @@ class ScopeFilter(admin.SimpleListFilter):
 
 
 @admin.register(GaugeSnapshot)
-class GaugeSnapshotAdmin(RoleScopedAdmin):
+class GaugeSnapshotAdmin(ExportMixin, RoleScopedAdmin):
+    resource_classes = (GaugeSnapshotResource,)  # the change list as filtered: a supervisor's own trainees
     list_display = (
         "trainee",
         "date",

@@ -275,7 +275,7 @@ def _session_aggregates(
             tally.dimensions[key] = n
         elif kind == "deviation":
             tally.deviation_turns = n
-    _fold_safety_events(sessions, start=start, day=day, ids=ids)
+    fold_safety_events(sessions, start=start, day=day, ids=ids)
     result = {}
     for session_id in sorted(scoped):
         session = sessions.get(session_id) or SessionAggregate.empty(session_id)
@@ -285,7 +285,7 @@ def _session_aggregates(
     return result
 
 
-def _fold_safety_events(
+def fold_safety_events(
     sessions: dict[int, SessionAggregate], *, start: datetime.date, day: datetime.date, ids: list[int] | None
 ) -> None:
     """Adds the safety events of the sessions in scope to their tallies, read through the one definition of

@@ -21,10 +21,11 @@ from portal.perf import without_cyclic_gc
 from supervision.gauge import figures
 from supervision.gauge.aggregate import session_tallies, tallies_forget
 from supervision.gauge.models import TargetBand
+from supervision.gauge.portable import session_aggregates
 from supervision.gauge.snapshots import DueSnapshot, write_snapshots
 from supervision.gauge.suggestions import suggest
 
-__all__ = ["GaugeRun", "GaugeUnavailable", "current_bands", "gauge_available", "gauge_compute", "tallies_forget"]
+__all__ = ["GaugeRun", "current_bands", "gauge_compute", "set_based", "tallies_forget"]
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,9 @@ def current_bands() -> dict[str, figures.Band]:
     }
 
 
-class GaugeUnavailable(Exception):
-    """The gauge's set-based SQL is PostgreSQL's; the embedded SQLite of `make run` cannot run it."""
-
-
-def gauge_available() -> bool:
+def set_based() -> bool:
+    """PostgreSQL: one aggregate statement, kept tallies, COPY. Elsewhere (the SQLite of `make run`): the
+    portable path, a full recompute folded in Python with identical figures (``tests/test_two_backends.py``)."""
     return connection.vendor == "postgresql"
 
 
@@ -63,20 +62,18 @@ def gauge_compute(*, day: datetime.date) -> GaugeRun:
     Sessions whose rows have not changed since the last run are not aggregated again: their kept tallies
     are read (``SessionTally``; ``tallies_forget`` makes the next run aggregate every session; a test
     holds both ways to the same result)."""
-    if not gauge_available():
-        raise GaugeUnavailable(
-            "검토 지표는 PostgreSQL에서 계산됩니다. DATABASE_URL로 PostgreSQL을 지정해 주세요 "
-            "(the review gauge needs PostgreSQL)."
-        )
     with without_cyclic_gc():
-        return _gauge_compute(day=day)
+        return _gauge_compute(day=day, portable=not set_based())
 
 
-def _gauge_compute(*, day: datetime.date) -> GaugeRun:
+def _gauge_compute(*, day: datetime.date, portable: bool) -> GaugeRun:
     start = day - datetime.timedelta(days=settings.GAUGE_WINDOW_DAYS - 1)
     bands = current_bands()
     computed_at = timezone.now()
-    sessions = session_tallies(start=start, day=day, computed_at=computed_at)
+    if portable:
+        sessions = session_aggregates(start=start, day=day)
+    else:
+        sessions = session_tallies(start=start, day=day, computed_at=computed_at)
 
     by_trainee: dict[int, figures.Tally] = defaultdict(figures.Tally)
     for session in sessions:

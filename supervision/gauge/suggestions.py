@@ -115,7 +115,10 @@ def suggest(sessions: list[SessionAggregate], bands) -> int:
             wanted += events.suggestions()
             digests[session.session_id] = digest
     if digests:
-        _write_suggestions(wanted, digests)
+        if connection.vendor == "postgresql":
+            _write_suggestions(wanted, digests)
+        else:
+            _write_suggestions_portable(wanted, digests)
     return made
 
 
@@ -171,6 +174,45 @@ def _write_suggestions(wanted: list[dict], digests: dict[int, str]) -> None:
                 "now": now,
             },
         )
+
+
+def _write_suggestions_portable(wanted: list[dict], digests: dict[int, str]) -> None:
+    """``_write_suggestions`` through the ORM, for the embedded database of `make run` (no kept tallies
+    there, so no digests to record): the same rows, decided the same way."""
+    pending = SupervisorComment.objects.filter(
+        turn__session_id__in=list(digests), is_suggestion=True, suggestion_key__startswith=SUGGESTION_PREFIX
+    )
+    keys = {(w["turn_id"], w["suggestion_key"]) for w in wanted}
+    pending.exclude(
+        pk__in=[pk for pk, *key in pending.values_list("pk", "turn_id", "suggestion_key") if tuple(key) in keys]
+    ).delete()
+    dismissed = set(
+        DismissedSuggestion.objects.filter(turn_id__in={w["turn_id"] for w in wanted}).values_list(
+            "turn_id", "suggestion_key"
+        )
+    )
+    existing = {
+        (c.turn_id, c.suggestion_key): c
+        for c in SupervisorComment.objects.filter(turn_id__in={w["turn_id"] for w in wanted}).exclude(suggestion_key="")
+    }
+    for w in wanted:
+        key = (w["turn_id"], w["suggestion_key"])
+        if key in dismissed:
+            continue
+        comment = existing.get(key)
+        if comment is None:
+            SupervisorComment.objects.create(
+                turn_id=w["turn_id"],
+                kind=CommentKind.CRITIQUE,
+                text=w["text"],
+                intent_deviation=w["intent_deviation"],
+                author=CommentAuthor.AI,
+                is_suggestion=True,
+                suggestion_key=w["suggestion_key"],
+            )
+        elif comment.is_suggestion and (comment.text, comment.intent_deviation) != (w["text"], w["intent_deviation"]):
+            comment.text, comment.intent_deviation = w["text"], w["intent_deviation"]
+            comment.save(update_fields=["text", "intent_deviation", "updated_at"])
 
 
 def _suggestion(turn_id: int, kind: str, *, key: str | None = None, fill: dict | None = None, **deviation) -> dict:

@@ -5,9 +5,11 @@ from django import forms
 from django.contrib import admin
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
+from import_export.admin import ExportMixin
 
 from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.models import Session
+from supervision.resources import TraineeTagResource
 from supervision.roles import supervises, trainee_filter
 from supervision.tags.models import Origin, TagContradiction, TagEvidence, TagTransition, TraineeTag
 from supervision.tags.services import tag_contradiction_record, tag_evidence_add
@@ -91,7 +93,8 @@ class TransitionInline(admin.TabularInline):
 
 
 @admin.register(TraineeTag)
-class TraineeTagAdmin(RoleScopedAdmin):
+class TraineeTagAdmin(ExportMixin, RoleScopedAdmin):
+    resource_classes = (TraineeTagResource,)  # the change list as filtered: a supervisor's own trainees
     list_display = (
         "trainee",
         "tag",

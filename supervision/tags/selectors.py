@@ -57,13 +57,14 @@ def tag_with_history(tag_pk: int) -> TraineeTag:
 
 
 def tags_conflicted(*, viewer, trainee_id: int) -> QuerySet:
-    """Declared tags with contradictions (``get_conflicted_tags``): where words and sessions differ."""
+    """Declared tags with contradictions (``get_conflicted_tags``): where words and sessions differ.
+
+    Whatever their status: the U-tag document's ``get_conflicted_tags`` has no status filter, and a declared
+    tag is the trainee's own word, so it is never hidden from them as an observation is."""
+    visible_trainee(viewer=viewer, trainee_id=trainee_id)
     contradicted = TagContradiction.objects.filter(trainee_tag=OuterRef("pk"))
-    return (
-        tags_active(viewer=viewer, trainee_id=trainee_id, min_status=Status.OBSERVATION)
-        .filter(source=Source.DECLARED)
-        .filter(Exists(contradicted))
-    )
+    queryset = TraineeTag.objects.filter(trainee_id=trainee_id, source=Source.DECLARED).filter(Exists(contradicted))
+    return _with_history(queryset.order_by("tag"))
 
 
 @dataclass

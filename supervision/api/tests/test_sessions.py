@@ -72,6 +72,26 @@ def test_it_returns_the_detail_with_turns_labels_and_visible_comments(world, cli
     assert first["comments"][0]["intent_deviation"]["severity"] == "minor"
 
 
+def test_it_gives_every_turn_every_golden_line_field_source_included(world, client_as):
+    """CONTRACT §5: the detail's turns carry the §2 fields (plus ``id`` and ``comments``)."""
+    detail = client_as("trainee_a").get(f"/api/v1/sessions/{world['session_a'].pk}/").json()
+    golden = [
+        json.loads(line)
+        for line in client_as("trainee_a")
+        .get(f"/api/v1/sessions/{world['session_a'].pk}/golden/")
+        .content.decode()
+        .splitlines()
+    ]
+    assert len(golden) == len(detail["turns"]) == 6
+    for turn, line in zip(detail["turns"], golden, strict=True):
+        missing = set(line) - {"trainee", "held_on"} - set(turn)  # those two are the session's, listed on it
+        assert not missing, missing
+        assert turn["source"] == "test_synthetic" == line["source"]
+        assert turn["session"] == "WA01"
+        for key in set(line) - {"comments", "trainee", "held_on"}:
+            assert turn[key] == line[key], key
+
+
 def test_it_shows_the_suggestion_to_the_supervisor(world, client_as):
     detail = client_as("supervisor_a").get(f"/api/v1/sessions/{world['session_a'].pk}/").json()
     assert [c["is_suggestion"] for c in detail["turns"][0]["comments"]] == [False, True]

@@ -30,11 +30,8 @@ class Command(BaseCommand):
         with nightly_lock(wait_seconds=settings.NIGHTLY_REVIEW_LOCK_SECONDS) as acquired:
             if not acquired:
                 raise CommandError("다른 야간 검토가 실행 중이라 끝나기를 기다리다 시간이 다 되었습니다.")
-            try:
-                if full:
-                    services.tallies_forget()
-                results = nightly.nightly_review(day=day)
-            except services.GaugeUnavailable as exc:
-                raise CommandError(str(exc)) from exc
+            if full:
+                services.tallies_forget()
+            results = nightly.nightly_review(day=day)
         gauge = next(r for r in results.values() if isinstance(r, services.GaugeRun))
         self.stdout.write(json.dumps(gauge.summary()))
