@@ -344,3 +344,48 @@ def stage_strip_svg(stages: Iterable[str]) -> str:
     body.append("</g>")
     desc = " → ".join(f"{s['ko']} {s['length']}개" for s in segments)
     return _svg(width, height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, "stages")
+
+
+def technique_rows(techniques: Mapping) -> list[dict]:
+    """Techniques that occur, most frequent first: ``[{"code", "ko", "category", "count", "share"}]``."""
+    counts = {code: int(_num(n, 0)) for code, n in (techniques if isinstance(techniques, Mapping) else {}).items()}
+    total = sum(n for n in counts.values() if n > 0)
+    rows = [
+        {
+            "code": code,
+            "ko": presentation.TECHNIQUE_KO.get(code, code),
+            "category": presentation.CATEGORY_KO.get(presentation.TECHNIQUE_CATEGORY.get(code, ""), "—"),
+            "count": n,
+            "share": n / total if total else 0.0,
+        }
+        for code, n in counts.items()
+        if n > 0
+    ]
+    return sorted(rows, key=lambda row: (-row["count"], row["code"]))
+
+
+def severity_rows(critiques: Mapping) -> list[dict]:
+    """Critique counts in catalogue order of severity: ``[{"code", "ko", "count"}]``."""
+    critiques = critiques if isinstance(critiques, Mapping) else {}
+    return [
+        {"code": code, "ko": presentation.SEVERITY_KO[code], "count": int(_num(critiques.get(code), 0))}
+        for code in catalogue.CRITIQUE_SEVERITIES
+    ]
+
+
+def transition_rows(transitions: Mapping) -> list[dict]:
+    """Client-state transitions ``{"a>b": n}``, most frequent first, with Korean names."""
+    rows = []
+    for key, n in (transitions if isinstance(transitions, Mapping) else {}).items():
+        before, _, after = str(key).partition(">")
+        rows.append(
+            {
+                "before": before,
+                "before_ko": presentation.CLIENT_STATE_KO.get(before, before),
+                "after": after,
+                "after_ko": presentation.CLIENT_STATE_KO.get(after, after),
+                "persists": before == after,
+                "count": int(_num(n, 0)),
+            }
+        )
+    return sorted(rows, key=lambda row: (-row["count"], row["before"], row["after"]))
