@@ -88,7 +88,7 @@ def rq_band(ratio: float | None) -> str:
     return "fair" if ratio >= RQ_FAIR else "below_fair"
 
 
-def gauge_svg(snapshot: Mapping) -> str:
+def gauge_svg(snapshot: Mapping, *, ident: str = "gauge") -> str:
     """Category shares against their target bands, and the reflection-to-question ratio on the MITI scale."""
     rows = category_rows(snapshot)
     ratio = _num(snapshot.get("rq_ratio"), None) if isinstance(snapshot, Mapping) else None
@@ -124,7 +124,7 @@ def gauge_svg(snapshot: Mapping) -> str:
     body.append(_rq_scale(ratio, left, bar_w, rq_top))
     body.append("</g>")
     desc = " ".join(_category_sentence(r) for r in rows) + " " + _rq_sentence(ratio)
-    return _svg(width, height, "기법 군집 비율과 목표 범위, 반영 대 질문 비율", desc, body, "gauge")
+    return _svg(width, height, "기법 군집 비율과 목표 범위, 반영 대 질문 비율", desc, body, ident)
 
 
 def _category_sentence(row: dict) -> str:
@@ -212,10 +212,17 @@ def trend_svg(snapshots: Sequence[Mapping]) -> str:
         body.append(f'<text x="{left + plot_w + 32}" y="{ly - 3}" fill="#1f2430">{escape(category.ko)}</text>')
         first, last = series[0][c_index]["share"], series[-1][c_index]["share"]
         sentences.append(f"{category.ko} {_pct(first)}→{_pct(last)}")
-    body.append(
-        f'<text x="{left}" y="{height - 8}" fill="#5a6272">{escape(dated[0]["date"])}</text>'
-        f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end" fill="#5a6272">{escape(dated[-1]["date"])}</text>'
-    )
+    # Each distinct date once: one snapshot (or several of the same day) gets one label under its point.
+    if dated[0]["date"] == dated[-1]["date"]:
+        body.append(
+            f'<text x="{x(0):.1f}" y="{height - 8}" text-anchor="middle" fill="#5a6272">{escape(dated[0]["date"])}</text>'
+        )
+    else:
+        body.append(
+            f'<text x="{left}" y="{height - 8}" fill="#5a6272">{escape(dated[0]["date"])}</text>'
+            f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end" fill="#5a6272">'
+            f"{escape(dated[-1]['date'])}</text>"
+        )
     body.append("</g>")
     desc = f"{dated[0]['date']}부터 {dated[-1]['date']}까지 {len(dated)}회 측정: " + ", ".join(sentences) + "."
     return _svg(width, height, "기법 군집 비율 추이", desc, body, "trend")
@@ -240,14 +247,19 @@ def trace_points(trace: Iterable[Mapping]) -> list[dict]:
 
 
 _TRACE_SERIES = (
-    ("valence", "정서가(valence)", "#3057b9", ""),
-    ("arousal", "각성(arousal)", "#1f8a53", "6 4"),
-    ("risk", "위험(risk)", "#c62828", ""),
+    ("valence", "정서가", "#3057b9", ""),
+    ("arousal", "각성", "#1f8a53", "6 4"),
+    ("risk", "위험", "#c62828", ""),
 )
 
 
-def trajectory_svg(trace: Iterable[Mapping], risk_threshold: float, *, ident: str = "trajectory") -> str:
-    """Valence (−1..1), arousal and risk (0..1) per client turn, with the risk threshold as a dashed line."""
+def trajectory_svg(
+    trace: Iterable[Mapping], risk_threshold: float, *, ident: str = "trajectory", marked: Sequence[Mapping] = ()
+) -> str:
+    """Valence (−1..1), arousal and risk (0..1) per client turn, with the risk threshold as a dashed line.
+
+    ``marked``: spans ``{"first_seq", "last_seq", "title"}`` shaded behind the lines (the windows of a
+    session worth a second look), so one chart carries what several window charts did."""
     points = trace_points(trace)
     threshold = _clamp(_num(risk_threshold, 0.0), 0.0, 1.0)
     left, top, plot_w, plot_h = 44, 14, 480, 180
@@ -274,6 +286,16 @@ def trajectory_svg(trace: Iterable[Mapping], risk_threshold: float, *, ident: st
     def x(seq: int) -> float:
         return left + (plot_w / 2 if first == last else (seq - first) / (last - first) * plot_w)
 
+    for span in marked or ():
+        start = _num(span.get("first_seq"), None) if isinstance(span, Mapping) else None
+        end = _num(span.get("last_seq"), None) if isinstance(span, Mapping) else None
+        if start is None or end is None:
+            continue
+        x0, x1 = x(int(_clamp(start, first, last))), x(int(_clamp(end, first, last)))
+        body.append(
+            f'<rect x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 2):.1f}" height="{plot_h}" fill="#fde2e1" '
+            f'opacity="0.6"><title>{escape(str(span.get("title") or ""))}</title></rect>'
+        )
     for s_index, (key, name, colour, dash) in enumerate(_TRACE_SERIES):
         coords = " ".join(f"{x(p['seq']):.1f},{y(p[key]):.1f}" for p in points)
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
@@ -389,3 +411,15 @@ def transition_rows(transitions: Mapping) -> list[dict]:
             }
         )
     return sorted(rows, key=lambda row: (-row["count"], row["before"], row["after"]))
+
+
+def merged_trace(audits: Iterable[Mapping]) -> list[dict]:
+    """The state traces of a session's overlapping windows as one trace: each client turn once, in seq
+    order (the first window that holds a turn gives its figures)."""
+    seen: dict[int, Mapping] = {}
+    for audit in audits or ():
+        for point in (audit.get("trace") if isinstance(audit, Mapping) else None) or ():
+            seq = _num(point.get("seq"), None) if isinstance(point, Mapping) else None
+            if seq is not None and int(seq) not in seen:
+                seen[int(seq)] = point
+    return [seen[seq] for seq in sorted(seen)]

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.gauge.models import GaugeSnapshot
 from supervision.gauge.serializers import GaugeSnapshotSerializer
-from supervision.models import CommentKind, Session, SupervisorComment, Turn
+from supervision.models import Session, SupervisorComment, Turn
 from supervision.roles import trainee_filter
 from supervision.safety.selectors import transcript_marks
 from supervision.tags.views import tags_feedback_context
@@ -32,10 +32,18 @@ def _count(queryset: QuerySet) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
+def unread_by_trainee(comments: QuerySet[SupervisorComment]) -> QuerySet[SupervisorComment]:
+    """The comments the session's trainee has not marked read. One rule for the trainee's "새 논평" and
+    the supervisor's "수련생 미확인": a supervisor's own comments are never new to the supervisor."""
+    return comments.exclude(
+        Exists(CommentRead.objects.filter(comment=OuterRef("pk"), user=OuterRef("turn__session__trainee")))
+    )
+
+
 def feedback_sessions(user) -> QuerySet[Session]:
-    """The sessions the user may see, with critique counts and how many shown comments are unread by them."""
+    """The sessions the user may see, with the number of shown comments and how many of those the
+    session's trainee has not read yet (so "새 논평 N" is always part of "논평 M")."""
     in_session = accepted_comments().filter(turn__session=OuterRef("pk"))
-    unread = in_session.exclude(Exists(CommentRead.objects.filter(comment=OuterRef("pk"), user=user)))
     return (
         Session.objects.filter(trainee_filter(user))
         .select_related("trainee")
@@ -53,8 +61,8 @@ def feedback_sessions(user) -> QuerySet[Session]:
                 ),
                 Value(0),
             ),
-            critique_count=_count(in_session.filter(kind=CommentKind.CRITIQUE)),
-            unread_count=_count(unread),
+            comment_count=_count(in_session),
+            unread_count=_count(unread_by_trainee(in_session)),
         )
         .order_by("-held_on", "code")
     )
@@ -142,6 +150,21 @@ def latest_gauge_for(trainee) -> dict | None:
     """The newest trainee-wide review-gauge snapshot (CONTRACT §6 shape), or None."""
     snapshot = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date").first()
     return GaugeSnapshotSerializer(snapshot).data if snapshot else None
+
+
+def latest_gauges_for_viewer(user) -> list[GaugeSnapshot]:
+    """The newest trainee-wide snapshot of every trainee the user may see (a supervisor's dashboard),
+    in one query whatever the number of trainees."""
+    newest = (
+        GaugeSnapshot.objects.filter(trainee=OuterRef("trainee"), session__isnull=True)
+        .order_by("-date")
+        .values("date")[:1]
+    )
+    return list(
+        GaugeSnapshot.objects.filter(trainee_filter(user), session__isnull=True, date=Subquery(newest))
+        .select_related("trainee")
+        .order_by("trainee__username")
+    )
 
 
 def gauge_trend_for(trainee) -> list[dict]:

@@ -14,7 +14,10 @@ register = template.Library()
 # The chart functions escape every piece of text they place, so their markup is safe as a whole.
 @register.simple_tag
 def gauge_chart(snapshot):
-    return mark_safe(charts.gauge_svg(snapshot or {}))
+    snapshot = snapshot or {}
+    # A supervisor's dashboard shows one chart per trainee; each SVG needs its own title/desc ids.
+    ident = f"gauge-{snapshot.get('trainee', 0)}-{snapshot.get('session') or 0}"
+    return mark_safe(charts.gauge_svg(snapshot, ident=ident))
 
 
 @register.simple_tag
@@ -26,6 +29,28 @@ def trend_chart(snapshots):
 def trajectory_chart(trace, risk_threshold, number=1):
     # One page may show several windows; each SVG needs its own title/desc ids.
     return mark_safe(charts.trajectory_svg(trace or [], risk_threshold, ident=f"trajectory-{number}"))
+
+
+@register.simple_tag
+def session_trajectory_chart(audits):
+    """One chart for a session: the windows' traces merged, the windows to look at again shaded."""
+    from supervision.trajectory.display import trainee_summary
+
+    audits = list(audits or [])
+    threshold = audits[0].get("risk_threshold", 0.0) if audits else 0.0
+    marked = [
+        {"first_seq": a["first_seq"], "last_seq": a["last_seq"], "title": trainee_summary(a)}
+        for a in audits
+        if a.get("label") == "harmful"
+    ]
+    return mark_safe(charts.trajectory_svg(charts.merged_trace(audits), threshold, ident="trajectory", marked=marked))
+
+
+@register.filter
+def trainee_summary(audit):
+    from supervision.trajectory.display import trainee_summary as summary
+
+    return summary(audit)
 
 
 @register.simple_tag
