@@ -11,18 +11,26 @@ from supervision.feedback import charts
 register = template.Library()
 
 
+def _wide_and_compact(wide: str, compact: str):
+    """Both drawings; the stylesheet shows the compact one on phones, where the wide one would scale its
+    text below 11 px (SVG text shrinks with its viewBox)."""
+    return mark_safe(f'<div class="chart-wide">{wide}</div><div class="chart-compact">{compact}</div>')
+
+
 # The chart functions escape every piece of text they place, so their markup is safe as a whole.
 @register.simple_tag
 def gauge_chart(snapshot):
     snapshot = snapshot or {}
     # A supervisor's dashboard shows one chart per trainee; each SVG needs its own title/desc ids.
     ident = f"gauge-{snapshot.get('trainee', 0)}-{snapshot.get('session') or 0}"
-    return mark_safe(charts.gauge_svg(snapshot, ident=ident))
+    return _wide_and_compact(
+        charts.gauge_svg(snapshot, ident=ident), charts.gauge_svg(snapshot, ident=f"{ident}-c", compact=True)
+    )
 
 
 @register.simple_tag
 def trend_chart(snapshots):
-    return mark_safe(charts.trend_svg(snapshots or []))
+    return _wide_and_compact(charts.trend_svg(snapshots or []), charts.trend_svg(snapshots or [], compact=True))
 
 
 @register.simple_tag
@@ -43,7 +51,11 @@ def session_trajectory_chart(audits):
         for a in audits
         if a.get("label") == "harmful"
     ]
-    return mark_safe(charts.trajectory_svg(charts.merged_trace(audits), threshold, ident="trajectory", marked=marked))
+    trace = charts.merged_trace(audits)
+    return _wide_and_compact(
+        charts.trajectory_svg(trace, threshold, ident="trajectory", marked=marked),
+        charts.trajectory_svg(trace, threshold, ident="trajectory-c", marked=marked, compact=True),
+    )
 
 
 @register.filter
@@ -55,7 +67,8 @@ def trainee_summary(audit):
 
 @register.simple_tag
 def stage_strip(stages):
-    return mark_safe(charts.stage_strip_svg(stages or []))
+    stages = list(stages or [])
+    return _wide_and_compact(charts.stage_strip_svg(stages), charts.stage_strip_svg(stages, compact=True))
 
 
 def palette_stylesheet() -> str:

@@ -157,7 +157,8 @@ def test_it_plots_a_sessions_windows_as_one_chart_in_plain_korean(client, cast, 
     assert windows.count() == 2  # 12 turns: windows of 10 with stride 5
     page = login(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
     section = page.split('id="trajectory-title"', 1)[1].split("</section>", 1)[0]
-    assert section.count("<svg") == 1 and 'id="trajectory-t"' in section
+    # one chart for the session (drawn wide and compact for phones), not one per window
+    assert section.count("<svg") == 2 and 'id="trajectory-t"' in section and 'id="trajectory-c-t"' in section
     assert f"발화 {windows[0].first_seq}–{windows[0].last_seq}:" in section
     assert f"발화 {windows[1].first_seq}–{windows[1].last_seq}:" in section
     for term in ("GED", "penalty_wall", "productive", "neutral", "harmful", "momentum", "valence", "템플릿"):
