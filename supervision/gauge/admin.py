@@ -5,7 +5,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from portal.queue import QueueUnavailable, enqueue
+from portal.queue import QueueUnavailable
 from supervision import presentation
 from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.feedback import charts
@@ -13,7 +13,7 @@ from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
 from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.gauge.services import suggestion_accept, suggestion_dismiss
-from supervision.gauge.tasks import nightly_review
+from supervision.gauge.tasks import queue_nightly_reviews
 from supervision.roles import is_supervisor, sees_everything
 from supervision.services import ServiceError
 from taxonomy import catalogue
@@ -202,16 +202,12 @@ class GaugeSnapshotAdmin(RoleScopedAdmin):
 
     @admin.action(description=_("지금 다시 계산 (선택한 스냅숏의 날짜)"), permissions=("recompute",))
     def recompute(self, request, queryset):
-        days = sorted(set(queryset.values_list("date", flat=True)))
         try:
-            for day in days:
-                enqueue(nightly_review, day.isoformat(), in_process_if_down=False)
+            n = queue_nightly_reviews(queryset.values_list("date", flat=True).distinct())
         except QueueUnavailable as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return
-        self.message_user(
-            request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": len(days)}, messages.SUCCESS
-        )
+        self.message_user(request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": n}, messages.SUCCESS)
 
 
 @admin.register(SuggestedComment)

@@ -12,14 +12,15 @@ import io
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from supervision import selectors
+from supervision import presentation, selectors
 from supervision.importing import jobs, spreadsheets
 from supervision.importing.columns import KOREAN
 from supervision.importing.models import ImportJob
@@ -48,6 +49,14 @@ class ImportForm(forms.Form):
         return upload
 
 
+def _preview_for_page(preview: dict) -> dict:
+    labels = [
+        (code, presentation.TECHNIQUE_KO.get(code) or presentation.CLIENT_STATE_KO.get(code, ""), n)
+        for code, n in preview.get("labels", [])
+    ]
+    return {**preview, "labels": labels}
+
+
 class SpreadsheetImportMixin:
     """Mixed into the Session ModelAdmin: import screens, template download and export actions."""
 
@@ -61,6 +70,11 @@ class SpreadsheetImportMixin:
             path("import/", wrap(self.import_view), name="{}_{}_import".format(*info)),
             path("import/template/", wrap(self.import_template_view), name="{}_{}_import_template".format(*info)),
             path("import/<int:job_id>/", wrap(self.import_job_view), name="{}_{}_import_job".format(*info)),
+            path(
+                "import/<int:job_id>/recompute/",
+                wrap(self.import_recompute_view),
+                name="{}_{}_import_recompute".format(*info),
+            ),
             path(
                 "import/<int:job_id>/progress/",
                 wrap(self.import_progress_view),
@@ -114,6 +128,7 @@ class SpreadsheetImportMixin:
                 messages.error(request, str(exc))
             return redirect(self._url("import_job", job.pk))
         errors = job.report.get("errors", [])
+        session_ids = job.report.get("session_ids") or []
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -126,8 +141,31 @@ class SpreadsheetImportMixin:
             "progress_url": self._url("import_progress", job.pk),
             "import_url": self._url("import"),
             "changelist_url": self._url("changelist"),
+            "previews": [_preview_for_page(p) for p in job.report.get("previews", [])],
+            # The imported sessions in the change list (a plain id__in lookup on the primary key).
+            "sessions_url": self._url("changelist") + "?id__in=" + ",".join(str(pk) for pk in session_ids)
+            if session_ids
+            else "",
+            "recompute_url": self._url("import_recompute", job.pk),
         }
         return TemplateResponse(request, "admin/importing/job.html", context)
+
+    def import_recompute_view(self, request, job_id: int):
+        """지금 다시 계산 from the done page: today's nightly review queued, as the snapshot admin's action."""
+        from portal.queue import QueueUnavailable
+        from supervision.gauge.tasks import queue_nightly_reviews
+
+        self._guard(request)
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        job = get_object_or_404(ImportJob.objects.only("pk"), pk=job_id)
+        try:
+            queue_nightly_reviews([timezone.localdate()])
+        except QueueUnavailable as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("검토 지표 재계산을 대기열에 넣었습니다. 몇 분 안에 갱신됩니다."))
+        return redirect(self._url("import_job", job.pk))
 
     def import_progress_view(self, request, job_id: int):
         self._guard(request)
@@ -191,7 +229,7 @@ class SpreadsheetImportMixin:
 
 @admin.register(ImportJob)
 class ImportJobAdmin(admin.ModelAdmin):
-    list_display = ("filename", "status", "mode", "created_by", "created_at", "finished_at")
+    list_display = ("filename", "status", "mode", "created_by", "created_at", "finished_at", "step_link")
     list_filter = ("status",)
     list_select_related = ("created_by",)
     readonly_fields = [f.name for f in ImportJob._meta.fields if f.name != "data"]
@@ -199,6 +237,14 @@ class ImportJobAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("data")
+
+    @admin.display(description=_("작업 화면"))
+    def step_link(self, obj):
+        label = {
+            ImportJob.Status.PREVIEWED: _("확인하고 가져오기 →"),
+            ImportJob.Status.INVALID: _("오류 보기 →"),
+        }.get(obj.status, _("열기 →"))
+        return format_html('<a href="{}">{}</a>', reverse("admin:supervision_session_import_job", args=[obj.pk]), label)
 
     def has_module_permission(self, request):
         return jobs.can_import(request.user)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -45,6 +45,8 @@ class ImportReport:
     warnings: list[RowError] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
     dry_run: bool = False
+    # What the preview shows per session (code, trainee, held_on, turns, the labels as resolved to codes).
+    previews: list[dict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -139,6 +141,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
 
     report.sessions = len({r.session for r in records})
     report.turns = len(records)
+    report.previews = session_previews(records, trainee_username)
     try:
         with transaction.atomic():
             _write(records, trainees, trainee_username, created_by, report, progress)
@@ -150,6 +153,37 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
     except ImportAborted:
         report.session_ids = []
     return report
+
+
+PREVIEW_SESSIONS = 100
+
+
+def session_previews(records: list[TurnRecord], forced_trainee: str | None) -> list[dict]:
+    """Per session of the file (the first ``PREVIEW_SESSIONS``): its code, trainee, date, number of turns
+    and how often each label occurs, as the code it was resolved to (surface names and aliases already
+    normalised by the parser)."""
+    by_code: dict[str, dict] = {}
+    for record in records:
+        entry = by_code.get(record.session)
+        if entry is None:
+            if len(by_code) >= PREVIEW_SESSIONS:
+                continue
+            entry = by_code[record.session] = {
+                "code": record.session,
+                "trainee": forced_trainee or "",
+                "held_on": "",
+                "turns": 0,
+                "labels": Counter(),
+            }
+        entry["turns"] += 1
+        entry["trainee"] = entry["trainee"] or record.trainee or ""
+        entry["held_on"] = entry["held_on"] or (record.held_on.isoformat() if record.held_on else "")
+        entry["labels"].update(record.techniques)
+        entry["labels"].update(record.client_states)
+    return [
+        {**entry, "labels": sorted(entry["labels"].items(), key=lambda item: (-item[1], item[0]))}
+        for entry in by_code.values()
+    ]
 
 
 def queue_trajectory_audits(session_ids: list[int]) -> None:

@@ -118,3 +118,39 @@ def test_the_export_action_downloads_the_selected_sessions(staff_client, tmp_pat
     body = b"".join(csv_response.streaming_content).decode("utf-8-sig")
     assert body.splitlines()[0].startswith("session,utterance_id,seq")
     assert "ADM3-K-001" in body
+
+
+def test_the_preview_shows_session_codes_the_trainee_and_the_resolved_labels(staff_client, tmp_path):
+    rows = session_rows("ADM5", 6, {2: {6: "홀딩"}})
+    page = staff_client.get(_upload(staff_client, tmp_path, "labels.xlsx", KOREAN_HEADER, rows)["Location"])
+    html = page.content.decode()
+    sessions = html.split('id="import-sessions"', 1)[1].split("</table>", 1)[0]
+    assert "<code>ADM5</code>" in sessions and "trainee_a" in sessions
+    assert "반영 <code>reflection</code> ×2" in sessions  # the surface name, resolved to its code
+    assert "홀딩 <code>holding</code> ×1" in sessions
+    assert "affect_contact</code> ×3" in sessions
+
+
+def test_the_done_page_tells_about_the_nightly_gauge_and_links_onwards(staff_client, cast, tmp_path, monkeypatch):
+    queued = []
+    monkeypatch.setattr("supervision.gauge.tasks.queue_nightly_reviews", lambda days: queued.append(days) or 1)
+    job_url = _upload(staff_client, tmp_path, "done.xlsx", ENGLISH_HEADER, session_rows("ADM6", 4))["Location"]
+    staff_client.post(job_url)
+    html = staff_client.get(job_url).content.decode()
+    assert "매일 밤" in html and "지금 다시 계산" in html
+    session = Session.objects.get(code="ADM6")
+    sessions_link = reverse("admin:supervision_session_changelist") + f"?id__in={session.pk}"
+    assert f'href="{sessions_link}"' in html
+    listing = staff_client.get(sessions_link)
+    assert [s.code for s in listing.context["cl"].result_list] == ["ADM6"]
+    job = ImportJob.objects.get(filename="done.xlsx")
+    recompute = staff_client.post(reverse("admin:supervision_session_import_recompute", args=[job.pk]))
+    assert recompute.status_code == 302 and len(queued) == 1
+    jobs_list = staff_client.get(reverse("admin:importing_importjob_changelist")).content.decode()
+    assert f'href="{job_url}"' in jobs_list
+
+
+def test_supervisors_cannot_recompute_from_an_import_job(client, cast, tmp_path):
+    job = ImportJob.objects.create(filename="x.csv", size=1, data=b"x", created_by=cast.staff)
+    assert client.login(username="supervisor_a", password=PASSWORD)
+    assert client.post(reverse("admin:supervision_session_import_recompute", args=[job.pk])).status_code == 403
