@@ -61,7 +61,7 @@ class SpreadsheetImportMixin:
     """Mixed into the Session ModelAdmin: import screens, template download and export actions."""
 
     change_list_template = "admin/importing/session_change_list.html"
-    actions = ["export_xlsx", "export_csv"]
+    actions = ["export_xlsx", "export_csv", "export_xlsx_ko", "export_csv_ko"]
 
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
@@ -84,6 +84,11 @@ class SpreadsheetImportMixin:
         ]
 
     def changelist_view(self, request, extra_context=None):
+        # ?headers=ko asks the export actions for Korean headers; it is not a change-list filter, so it is
+        # taken off the query before the change list reads it (an unknown parameter would be refused).
+        if "headers" in request.GET:
+            request.GET = request.GET.copy()
+            request.export_headers = request.GET.pop("headers")[-1]
         extra_context = {**(extra_context or {}), "can_import": jobs.can_import(request.user)}
         return super().changelist_view(request, extra_context)
 
@@ -205,26 +210,46 @@ class SpreadsheetImportMixin:
             return None
         return sessions
 
-    @admin.action(description=_("선택한 회기를 xlsx로 내보내기"), permissions=("export",))
-    def export_xlsx(self, request, queryset):
+    def _export_xlsx(self, request, queryset, korean: bool):
         sessions = self._selected(request, queryset)
         if sessions is None:
             return None
         buffer = io.BytesIO()
-        spreadsheets.write_xlsx(sessions, buffer)
+        spreadsheets.write_xlsx(sessions, buffer, korean_headers=korean, like_template=True)
         response = HttpResponse(buffer.getvalue(), content_type=XLSX_TYPE)
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.xlsx"'
         return response
 
-    @admin.action(description=_("선택한 회기를 csv로 내보내기"), permissions=("export",))
-    def export_csv(self, request, queryset):
+    def _export_csv(self, request, queryset, korean: bool):
         sessions = self._selected(request, queryset)
         if sessions is None:
             return None
-        chunks = (chunk.encode("utf-8") for chunk in spreadsheets.csv_lines(sessions))
-        response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
+        lines = spreadsheets.csv_lines(sessions, korean_headers=korean)
+        response = StreamingHttpResponse(
+            (chunk.encode("utf-8") for chunk in lines), content_type="text/csv; charset=utf-8"
+        )
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.csv"'
         return response
+
+    @staticmethod
+    def _korean_asked(request) -> bool:
+        return getattr(request, "export_headers", "") == "ko"
+
+    @admin.action(description=_("선택한 회기를 xlsx로 내보내기"), permissions=("export",))
+    def export_xlsx(self, request, queryset):
+        return self._export_xlsx(request, queryset, self._korean_asked(request))
+
+    @admin.action(description=_("선택한 회기를 csv로 내보내기"), permissions=("export",))
+    def export_csv(self, request, queryset):
+        return self._export_csv(request, queryset, self._korean_asked(request))
+
+    @admin.action(description=_("선택한 회기를 xlsx로 내보내기 (한글 머리글)"), permissions=("export",))
+    def export_xlsx_ko(self, request, queryset):
+        return self._export_xlsx(request, queryset, True)
+
+    @admin.action(description=_("선택한 회기를 csv로 내보내기 (한글 머리글)"), permissions=("export",))
+    def export_csv_ko(self, request, queryset):
+        return self._export_csv(request, queryset, True)
 
 
 @admin.register(ImportJob)

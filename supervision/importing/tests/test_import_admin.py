@@ -154,3 +154,38 @@ def test_supervisors_cannot_recompute_from_an_import_job(client, cast, tmp_path)
     job = ImportJob.objects.create(filename="x.csv", size=1, data=b"x", created_by=cast.staff)
     assert client.login(username="supervisor_a", password=PASSWORD)
     assert client.post(reverse("admin:supervision_session_import_recompute", args=[job.pk])).status_code == 403
+
+
+def test_the_export_opens_like_the_template_and_gives_korean_headers_when_asked(staff_client, tmp_path):
+    rows = session_rows("ADM7", 2)
+    for row in rows:
+        row.extend(["", "", "trainee_a", "2026-11-05"])
+    header = [*ENGLISH_HEADER, "rationale", "critique", "trainee", "held_on"]
+    _upload(staff_client, tmp_path, "dated.xlsx", header, rows)
+    staff_client.post(reverse("admin:supervision_session_import_job", args=[ImportJob.objects.latest("created_at").pk]))
+    session = Session.objects.get(code="ADM7")
+    changelist = reverse("admin:supervision_session_changelist")
+
+    plain = staff_client.post(changelist, {"action": "export_xlsx", "_selected_action": [session.pk]})
+    sheet = load_workbook(io.BytesIO(plain.content)).worksheets[0]
+    assert sheet.title == "발화"  # the template's sheet name
+    assert [c.value for c in sheet[1]][:3] == ["session", "utterance_id", "seq"]  # default headers unchanged
+    seq, held_on = sheet.cell(row=3, column=3), sheet.cell(row=3, column=15)
+    assert seq.value == 1 and seq.data_type == "n"
+    assert held_on.is_date and held_on.value.date().isoformat() == "2026-11-05"
+    assert sheet.cell(row=3, column=6).data_type == "s"  # text stays text
+
+    for url, action in ((changelist + "?headers=ko", "export_xlsx"), (changelist, "export_xlsx_ko")):
+        korean = staff_client.post(url, {"action": action, "_selected_action": [session.pk]})
+        assert korean.status_code == 200, url
+        first = [c.value for c in load_workbook(io.BytesIO(korean.content)).worksheets[0][1]]
+        assert first[:3] == ["회기", "발화ID", "순서"]
+    body = staff_client.post(changelist + "?headers=ko", {"action": "export_csv", "_selected_action": [session.pk]})
+    assert b"".join(body.streaming_content).decode("utf-8-sig").startswith("회기,발화ID,순서")
+
+    # What the export wrote imports again unchanged.
+    path = tmp_path / "again.xlsx"
+    path.write_bytes(korean.content)
+    again = staff_client.post(IMPORT_URL, {"file": SimpleUploadedFile("again.xlsx", path.read_bytes())})
+    report = staff_client.get(again["Location"]).context["report"]
+    assert report.get("errors") == [] and (report["created"], report["updated"]) == (0, 0)
