@@ -434,7 +434,11 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                     for problem in problems:
                         form.add_error(field if field in form.fields else None, problem)
             else:
-                messages.success(request, _("%(turn)s에 논평을 남겼습니다.") % {"turn": turn.utterance_id})
+                messages.success(
+                    request,
+                    _("%(turn)s에 논평을 남겼습니다.") % {"turn": turn.utterance_id},
+                    extra_tags=f"turn-{turn.pk}",  # also shown beside the turn (the page opens there)
+                )
                 url = reverse("admin:supervision_session_change", args=[session.pk])
                 return HttpResponseRedirect(f"{url}#turn-{turn.seq}")
         context = {

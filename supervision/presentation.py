@@ -57,6 +57,8 @@ CLIENT_STATE_KO: dict[str, str] = {s.code: s.ko for s in catalogue.CLIENT_STATES
 
 RQ_BAND_KO = {"below_fair": "기준 미달 (below fair)", "fair": "적정 (fair ≥ 1:1)", "good": "우수 (good ≥ 2:1)"}
 STATUS_KO = {"under": "과소", "within": "범위 안", "over": "과다"}
+# Tendency-tag statuses as a trainee reads them (the admin keeps the code beside the word).
+TAG_STATUS_KO = {"observation": "관찰", "hypothesis": "가설", "verified": "검증됨"}
 
 
 def technique_swatch(code: str) -> Swatch:

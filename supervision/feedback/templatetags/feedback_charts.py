@@ -109,3 +109,8 @@ def technique_ko(code):
     if code in presentation.TECHNIQUE_KO:
         return f"{presentation.TECHNIQUE_KO[code]} ({code})"
     return code
+
+
+@register.filter
+def tag_status_ko(status):
+    return presentation.TAG_STATUS_KO.get(status or "", status)
