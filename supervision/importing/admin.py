@@ -254,7 +254,10 @@ class SpreadsheetImportMixin:
 
 @admin.register(ImportJob)
 class ImportJobAdmin(admin.ModelAdmin):
-    list_display = ("filename", "status", "mode", "created_by", "created_at", "finished_at", "step_link")
+    # The file name opens the job's own screen (preview → 확인하고 가져오기, errors, or the done page), not
+    # the read-only record; the list fits beside the navigation sidebar at 1280 px.
+    list_display = ("step_link", "status", "mode", "created_by", "created")
+    list_display_links = None
     list_filter = ("status",)
     list_select_related = ("created_by",)
     readonly_fields = [f.name for f in ImportJob._meta.fields if f.name != "data"]
@@ -263,13 +266,18 @@ class ImportJobAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("data")
 
-    @admin.display(description=_("작업 화면"))
+    @admin.display(description=_("파일 (작업 화면)"), ordering="filename")
     def step_link(self, obj):
         label = {
             ImportJob.Status.PREVIEWED: _("확인하고 가져오기 →"),
             ImportJob.Status.INVALID: _("오류 보기 →"),
         }.get(obj.status, _("열기 →"))
-        return format_html('<a href="{}">{}</a>', reverse("admin:supervision_session_import_job", args=[obj.pk]), label)
+        url = reverse("admin:supervision_session_import_job", args=[obj.pk])
+        return format_html('<a href="{}">{}</a><br><a href="{}">{}</a>', url, obj.filename, url, label)
+
+    @admin.display(description=_("등록 시각"), ordering="created_at")
+    def created(self, obj):
+        return timezone.localtime(obj.created_at).strftime("%Y-%m-%d %H:%M")
 
     def has_module_permission(self, request):
         return jobs.can_import(request.user)
