@@ -34,7 +34,7 @@ MEASURE_PHONE = """() => {
     for (const t of svg.querySelectorAll('text')) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize) * scale);
   }
   const clipped = [...document.querySelectorAll('.compare > div, .compare dd')].filter(e => e.scrollWidth > e.clientWidth + 1).length;
-  const codes = [...document.querySelectorAll('.code')].filter(e => e.getClientRects().length > 1).length;
+  const codes = [...document.querySelectorAll('.code, .session-code')].filter(e => e.getClientRects().length > 1).length;
   return {smallest, clipped, codes, pageWidth: document.documentElement.scrollWidth};
 }"""
 
