@@ -56,6 +56,7 @@ def session_detail(request, session_id: int):
         "stages": [turn.stage_id for turn in turns],
         "audits": audits,
         "merged_trace": charts.merged_trace(audits),
+        "audits_marked": any(audit.get("label") == "harmful" for audit in audits),
         "safety_marks": selectors.safety_marks_for(request.user, session),
         "is_owner": session.trainee_id == request.user.pk,
         "unread_here": sum(
