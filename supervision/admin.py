@@ -637,12 +637,12 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
         "severity_display",
         "author",
         "written_by",
-        "is_suggestion",
         "read_by_trainee",
         "reply_count",
         "updated_at",
     )
-    list_filter = ("kind", "author", "is_suggestion", trainee_list_filter("turn__session__trainee"))
+    # Suggestions are not listed here (their own admin), so no is_suggestion column or filter.
+    list_filter = ("kind", "author", trainee_list_filter("turn__session__trainee"))
     search_fields = ("text", "turn__utterance_id")
     list_select_related = ("turn", "written_by")
     autocomplete_fields = ("turn",)
@@ -666,6 +666,10 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
             .prefetch_related("replies__author")
         )
 
+    def changelist_view(self, request, extra_context=None):
+        # The comment text needs the width; the navigation sidebar would squeeze it to a letter a line.
+        return super().changelist_view(request, {"is_nav_sidebar_enabled": False, **(extra_context or {})})
+
     def has_change_permission(self, request, obj=None):
         allowed = super().has_change_permission(request, obj)
         return allowed and (obj is None or comment_change_problem(user=request.user, comment=obj) is None)
@@ -685,12 +689,12 @@ class SupervisorCommentAdmin(RoleScopedAdmin, SimpleHistoryAdmin):
 
     @admin.display(description=_("심각도"))
     def severity_display(self, obj):
-        return obj.severity or "—"
+        return presentation.SEVERITY_KO.get(obj.severity or "", "—")
 
     @admin.display(description=_("수련생 읽음"), ordering="trainee_read_at")
     def read_by_trainee(self, obj):
         read_at = getattr(obj, "trainee_read_at", None)
-        return timezone.localtime(read_at).strftime("%Y-%m-%d %H:%M") if read_at else _("아직 안 읽음")
+        return timezone.localtime(read_at).strftime("%Y-%m-%d %H:%M") if read_at else _("안 읽음")
 
     @admin.display(description=_("답글"), ordering="reply_total")
     def reply_count(self, obj):
