@@ -110,6 +110,7 @@ def run(turns: int, repeat: int) -> None:
             "code": session.code,
             "title": session.title,
             "trainee": session.trainee_id,
+            "trainee_username": session.trainee.username if session.trainee_id else None,
             "held_on": session.held_on.isoformat() if session.held_on else None,
             "source": session.source,
             "taxonomy_version": session.taxonomy_version,
@@ -127,6 +128,8 @@ def run(turns: int, repeat: int) -> None:
                     "client_states": [link.label.code for link in t.client_state_links.all()],
                     "nonverbal": t.nonverbal,
                     "dialog_act": t.dialog_act,
+                    "source": session.source,
+                    "session": session.code,
                     "comments": [
                         {
                             "id": c.id,

@@ -15,6 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+# The page is rendered with DEBUG off (below), but its static files are the sources, as in the test suite:
+# the hashed manifest exists only after collectstatic.
+os.environ.setdefault("DJANGO_DEBUG", "1")
 
 import django
 

@@ -213,6 +213,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "supervision.api.errors.korean_exception_handler",
     # Only scoped views are throttled; the token endpoint guards against password guessing.
     "DEFAULT_THROTTLE_RATES": {"auth_token": env_str("API_TOKEN_THROTTLE_RATE", "10/min")},
     # Proxies in front of the portal that append to X-Forwarded-For. 0: throttles key on the socket address

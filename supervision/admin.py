@@ -10,7 +10,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import render
@@ -27,12 +27,14 @@ from supervision.commenting import (
     CommentRejected,
     comment_change_problem,
     comment_problems,
+    comment_reply_answer,
     resolve_intent_deviation,
     supervisor_comment_create,
     supervisor_comment_delete,
     supervisor_comment_update,
 )
 from supervision.feedback import selectors as feedback_selectors
+from supervision.feedback.models import CommentRead
 from supervision.importing.admin import SpreadsheetImportMixin
 from supervision.labelling import LabelRejected, turn_labels_update
 from supervision.models import (
@@ -293,6 +295,11 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                 name="supervision_session_comment",
             ),
             path(
+                "<int:object_id>/comments/<int:comment_id>/answer/",
+                self.admin_site.admin_view(self.reply_answer_view),
+                name="supervision_session_answer",
+            ),
+            path(
                 "<int:object_id>/suggestions/<int:comment_id>/<str:decision>/",
                 self.admin_site.admin_view(self.suggestion_review_view),
                 name="supervision_session_suggestion",
@@ -329,6 +336,33 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
         messages.success(request, done)
         return HttpResponseRedirect(f"{url}#turn-{comment.turn.seq}")
 
+    def reply_answer_view(self, request, object_id, comment_id):
+        """The supervisor answers a trainee's reply from the transcript, through the comment service."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self.get_object(request, str(object_id))
+        if session is None:
+            raise Http404
+        comment = (
+            SupervisorComment.objects.filter(turn__session=session, pk=comment_id, is_suggestion=False)
+            .select_related("turn__session")
+            .first()
+        )
+        if comment is None:
+            raise Http404
+        try:
+            comment_reply_answer(comment=comment, user=request.user, text=request.POST.get("text", ""))
+        except CommentForbidden as refused:
+            raise PermissionDenied(str(refused)) from refused
+        except CommentRejected as rejected:
+            for problems in rejected.problems.values():
+                for problem in problems:
+                    messages.error(request, problem)
+        else:
+            messages.success(request, _("%(turn)s의 답글에 답했습니다.") % {"turn": comment.turn.utterance_id})
+        url = reverse("admin:supervision_session_change", args=[session.pk])
+        return HttpResponseRedirect(f"{url}#comment-{comment.pk}")
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         session = self.get_object(request, object_id)
         if session is not None:
@@ -342,7 +376,10 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "label": request.GET.get("label", ""),
             "query": request.GET.get("q", "").strip(),
         }
-        turns = list(feedback_selectors.transcript_turns(session, reader=None, include_suggestions=True, **filters))
+        # reader: the session's trainee, so each comment carries whether (and when) the trainee read it.
+        turns = list(
+            feedback_selectors.transcript_turns(session, reader=session.trainee_id, include_suggestions=True, **filters)
+        )
         session_suggestions = feedback_selectors.pop_session_wide_suggestions(turns)
         all_stages = list(session.turns.order_by("seq").values_list("stage_id", flat=True))
         return {
@@ -386,7 +423,11 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                     for problem in problems:
                         form.add_error(field if field in form.fields else None, problem)
             else:
-                messages.success(request, _("%(turn)s에 논평을 남겼습니다.") % {"turn": turn.utterance_id})
+                messages.success(
+                    request,
+                    _("%(turn)s에 논평을 남겼습니다.") % {"turn": turn.utterance_id},
+                    extra_tags=f"turn-{turn.pk}",  # also shown beside the turn (the page opens there)
+                )
                 url = reverse("admin:supervision_session_change", args=[session.pk])
                 return HttpResponseRedirect(f"{url}#turn-{turn.seq}")
         context = {
@@ -583,11 +624,12 @@ class SupervisorCommentAdmin(ExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
         "severity_display",
         "author",
         "written_by",
-        "is_suggestion",
+        "read_by_trainee",
         "reply_count",
         "updated_at",
     )
-    list_filter = ("kind", "author", "is_suggestion", trainee_list_filter("turn__session__trainee"))
+    # Suggestions are not listed here (their own admin), so no is_suggestion column or filter.
+    list_filter = ("kind", "author", trainee_list_filter("turn__session__trainee"))
     search_fields = ("text", "turn__utterance_id")
     list_select_related = ("turn", "written_by")
     autocomplete_fields = ("turn",)
@@ -600,9 +642,20 @@ class SupervisorCommentAdmin(ExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
             super()
             .get_queryset(request)
             .accepted()
-            .annotate(reply_total=Count("replies"))
+            .annotate(
+                reply_total=Count("replies"),
+                trainee_read_at=Subquery(
+                    CommentRead.objects.filter(comment=OuterRef("pk"), user=OuterRef("turn__session__trainee"))
+                    .order_by()
+                    .values("read_at")[:1]
+                ),
+            )
             .prefetch_related("replies__author")
         )
+
+    def changelist_view(self, request, extra_context=None):
+        # The comment text needs the width; the navigation sidebar would squeeze it to a letter a line.
+        return super().changelist_view(request, {"is_nav_sidebar_enabled": False, **(extra_context or {})})
 
     def has_change_permission(self, request, obj=None):
         allowed = super().has_change_permission(request, obj)
@@ -623,7 +676,12 @@ class SupervisorCommentAdmin(ExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
 
     @admin.display(description=_("심각도"))
     def severity_display(self, obj):
-        return obj.severity or "—"
+        return presentation.SEVERITY_KO.get(obj.severity or "", "—")
+
+    @admin.display(description=_("수련생 읽음"), ordering="trainee_read_at")
+    def read_by_trainee(self, obj):
+        read_at = getattr(obj, "trainee_read_at", None)
+        return timezone.localtime(read_at).strftime("%Y-%m-%d %H:%M") if read_at else _("안 읽음")
 
     @admin.display(description=_("답글"), ordering="reply_total")
     def reply_count(self, obj):

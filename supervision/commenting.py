@@ -181,3 +181,33 @@ def supervisor_comment_delete(*, comment: SupervisorComment, deleted_by) -> None
     _check_may_change(deleted_by, comment)
     comment._history_user = deleted_by
     comment.delete()
+
+
+MAX_ANSWER_CHARS = 2000
+
+
+@transaction.atomic
+def comment_reply_answer(*, comment: SupervisorComment, user, text: str):
+    """The supervisor answers a trainee's reply: one more reply in the comment's thread, by the trainee's
+    supervisor only (the trainee reads it on their session page)."""
+    from supervision.feedback.models import CommentReply
+    from supervision.roles import supervises
+
+    if comment.is_suggestion:
+        raise CommentForbidden("AI 제안에는 답할 수 없습니다. 먼저 수락해 주세요.")
+    if not supervises(user, comment.turn.session.trainee_id):
+        raise CommentForbidden("이 수련생의 슈퍼바이저만 답할 수 있습니다.")
+    text = (text or "").strip()
+    problem = None
+    if not text:
+        problem = "답 내용을 입력해 주세요."
+    elif len(text) > MAX_ANSWER_CHARS:
+        problem = f"답은 {MAX_ANSWER_CHARS}자 이내로 적어 주세요(지금 {len(text)}자)."
+    else:
+        problem = rules.personal_identifier_problem(text)
+    if problem:
+        raise CommentRejected({"text": [problem]})
+    reply = CommentReply(comment=comment, author=user, text=text)
+    reply.full_clean()
+    reply.save()
+    return reply

@@ -56,6 +56,8 @@ TECHNIQUE_CATEGORY: dict[str, str] = {t.code: t.category for t in catalogue.TECH
 CLIENT_STATE_KO: dict[str, str] = {s.code: s.ko for s in catalogue.CLIENT_STATES}
 
 STATUS_KO = {"under": "과소", "within": "범위 안", "over": "과다"}
+# Tendency-tag statuses as a trainee reads them (the admin keeps the code beside the word).
+TAG_STATUS_KO = {"observation": "관찰", "hypothesis": "가설", "verified": "검증됨"}
 
 
 def technique_chip_class(code: str) -> str:

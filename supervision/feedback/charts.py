@@ -78,17 +78,19 @@ def category_rows(snapshot: Mapping) -> list[dict]:
     return rows
 
 
-def gauge_svg(snapshot: Mapping) -> str:
-    """Category shares against their target bands, and the reflection-to-question ratio on the MITI scale."""
+def gauge_svg(snapshot: Mapping, *, ident: str = "gauge", compact: bool = False) -> str:
+    """Category shares against their target bands, and the reflection-to-question ratio on the MITI scale.
+
+    ``compact``: a narrow drawing for phones (see ``COMPACT_NOTE``)."""
     rows = category_rows(snapshot)
     ratio = _num(snapshot.get("rq_ratio"), None) if isinstance(snapshot, Mapping) else None
     if ratio is not None and ratio < 0:
         ratio = None
-    left, bar_w, row_h, top = 150, 330, 34, 16
-    width = left + bar_w + 150
+    left, bar_w, row_h, top = (82, 180, 34, 16) if compact else (150, 330, 34, 16)
+    width = left + bar_w + (96 if compact else 150)
     rq_top = top + row_h * len(rows) + 28
     height = rq_top + 70
-    body = [f'<g {_FONT} font-size="13">']
+    body = [f'<g {_FONT} font-size="{14 if compact else 13}">']
     for x in (0.0, 0.25, 0.5, 0.75, 1.0):
         gx = left + x * bar_w
         body.append(f'<line x1="{gx:.1f}" y1="{top - 6}" x2="{gx:.1f}" y2="{rq_top - 30}" stroke="#d9dde5"/>')
@@ -111,10 +113,10 @@ def gauge_svg(snapshot: Mapping) -> str:
         body.append(
             f'<text x="{left + bar_w + 10}" y="{y + 16}" fill="{swatch.text}">{_pct(row["share"])} {escape(mark)}</text>'
         )
-    body.append(_rq_scale(ratio, left, bar_w, rq_top))
+    body.append(_rq_scale(ratio, left, bar_w, rq_top, zone_font=13 if compact else 11))
     body.append("</g>")
     desc = " ".join(_category_sentence(r) for r in rows) + " " + _rq_sentence(ratio)
-    return _svg(width, height, "기법 군집 비율과 목표 범위, 반영 대 질문 비율", desc, body, "gauge")
+    return _svg(width, height, "기법 군집 비율과 목표 범위, 반영 대 질문 비율", desc, body, ident)
 
 
 def _category_sentence(row: dict) -> str:
@@ -128,7 +130,7 @@ def _rq_sentence(ratio: float | None) -> str:
     return f"반영 대 질문 비율 {ratio:.2f}:1, {figures.RQ_BAND_KO[figures.rq_band(ratio)]}."
 
 
-def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int) -> str:
+def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int, zone_font: int = 11) -> str:
     def x(value: float) -> float:
         return left + _clamp(value, 0, RQ_SCALE_MAX) / RQ_SCALE_MAX * bar_w
 
@@ -137,12 +139,12 @@ def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int) -> str:
         (figures.MITI_FAIR, figures.MITI_GOOD, "#fff3c9", figures.RQ_BAND_SHORT_KO[figures.FAIR]),
         (figures.MITI_GOOD, RQ_SCALE_MAX, "#dff5ea", figures.RQ_BAND_SHORT_KO[figures.GOOD]),
     )
-    parts = [f'<text x="{left - 10}" y="{top + 16}" text-anchor="end" fill="#1f2430">반영 : 질문</text>']
+    parts = [f'<text x="{left - 10}" y="{top + 16}" text-anchor="end" fill="#1f2430">반영:질문</text>']
     for low, high, fill, name in zones:
         parts.append(f'<rect x="{x(low):.1f}" y="{top}" width="{x(high) - x(low):.1f}" height="22" fill="{fill}"/>')
         parts.append(
             f'<text x="{(x(low) + x(high)) / 2:.1f}" y="{top + 15}" text-anchor="middle" fill="#2f3645" '
-            f'font-size="11">{name}</text>'
+            f'font-size="{zone_font}">{name}</text>'
         )
     for tick in (0.0, figures.MITI_FAIR, figures.MITI_GOOD, RQ_SCALE_MAX):
         label = f"{tick:g}:1" + ("+" if tick == RQ_SCALE_MAX else "")
@@ -159,14 +161,16 @@ def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int) -> str:
     return "".join(parts)
 
 
-def trend_svg(snapshots: Sequence[Mapping]) -> str:
+def trend_svg(snapshots: Sequence[Mapping], *, compact: bool = False) -> str:
     """Category shares over time, one line per category (snapshots in any order; drawn oldest first)."""
     dated = sorted(
         (s for s in snapshots if isinstance(s, Mapping) and isinstance(s.get("date"), str)), key=lambda s: s["date"]
     )
-    left, top, plot_w, plot_h = 44, 14, 440, 160
-    width, height = left + plot_w + 150, top + plot_h + 40
-    body = [f'<g {_FONT} font-size="12">']
+    left, top, plot_w, plot_h = (44, 14, 270, 160) if compact else (44, 14, 440, 160)
+    # Compact: the legend goes under the plot, three names a row, so the drawing stays narrow.
+    width = left + plot_w + (26 if compact else 150)
+    height = top + plot_h + (40 + 2 * 22 if compact else 40)
+    body = [f'<g {_FONT} font-size="{14 if compact else 12}">']
     for y_value in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = top + plot_h - y_value * plot_h
         body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#d9dde5"/>')
@@ -176,7 +180,9 @@ def trend_svg(snapshots: Sequence[Mapping]) -> str:
             f'<text x="{left + 10}" y="{top + plot_h / 2:.1f}" fill="#5a6272">추이를 그릴 자료가 없습니다.</text>'
         )
         body.append("</g>")
-        return _svg(width, height, "기법 군집 비율 추이", "추이 자료가 없습니다.", body, "trend")
+        return _svg(
+            width, height, "기법 군집 비율 추이", "추이 자료가 없습니다.", body, "trend-c" if compact else "trend"
+        )
 
     def x(i: int) -> float:
         return left + (plot_w / 2 if len(dated) == 1 else i * plot_w / (len(dated) - 1))
@@ -197,18 +203,29 @@ def trend_svg(snapshots: Sequence[Mapping]) -> str:
                 f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{swatch.stroke}">'
                 f"<title>{escape(snap['date'])} {escape(category.ko)} {_pct(share)}</title></circle>"
             )
-        ly = top + 12 + c_index * 18
-        body.append(f'<rect x="{left + plot_w + 14}" y="{ly - 9}" width="12" height="4" fill="{swatch.stroke}"/>')
-        body.append(f'<text x="{left + plot_w + 32}" y="{ly - 3}" fill="#1f2430">{escape(category.ko)}</text>')
+        if compact:
+            lx, ly = left + (c_index % 3) * 95 - 30, top + plot_h + 54 + (c_index // 3) * 22
+        else:
+            lx, ly = left + plot_w + 14, top + 12 + c_index * 18
+        body.append(f'<rect x="{lx}" y="{ly - 9}" width="12" height="4" fill="{swatch.stroke}"/>')
+        body.append(f'<text x="{lx + 18}" y="{ly - 3}" fill="#1f2430">{escape(category.ko)}</text>')
         first, last = series[0][c_index]["share"], series[-1][c_index]["share"]
         sentences.append(f"{category.ko} {_pct(first)}→{_pct(last)}")
-    body.append(
-        f'<text x="{left}" y="{height - 8}" fill="#5a6272">{escape(dated[0]["date"])}</text>'
-        f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end" fill="#5a6272">{escape(dated[-1]["date"])}</text>'
-    )
+    # Each distinct date once: one snapshot (or several of the same day) gets one label under its point.
+    if dated[0]["date"] == dated[-1]["date"]:
+        body.append(
+            f'<text x="{x(0):.1f}" y="{top + plot_h + 24}" text-anchor="middle" fill="#5a6272">'
+            f"{escape(dated[0]['date'])}</text>"
+        )
+    else:
+        body.append(
+            f'<text x="{left}" y="{top + plot_h + 24}" fill="#5a6272">{escape(dated[0]["date"])}</text>'
+            f'<text x="{left + plot_w}" y="{top + plot_h + 24}" text-anchor="end" fill="#5a6272">'
+            f"{escape(dated[-1]['date'])}</text>"
+        )
     body.append("</g>")
     desc = f"{dated[0]['date']}부터 {dated[-1]['date']}까지 {len(dated)}회 측정: " + ", ".join(sentences) + "."
-    return _svg(width, height, "기법 군집 비율 추이", desc, body, "trend")
+    return _svg(width, height, "기법 군집 비율 추이", desc, body, "trend-c" if compact else "trend")
 
 
 def trace_points(trace: Iterable[Mapping]) -> list[dict]:
@@ -230,23 +247,35 @@ def trace_points(trace: Iterable[Mapping]) -> list[dict]:
 
 
 _TRACE_SERIES = (
-    ("valence", "정서가(valence)", "#3057b9", ""),
-    ("arousal", "각성(arousal)", "#1f8a53", "6 4"),
-    ("risk", "위험(risk)", "#c62828", ""),
+    ("valence", "정서가", "#3057b9", ""),
+    ("arousal", "각성", "#1f8a53", "6 4"),
+    ("risk", "위험", "#c62828", ""),
 )
 
 
-def trajectory_svg(trace: Iterable[Mapping], risk_threshold: float, *, ident: str = "trajectory") -> str:
-    """Valence (−1..1), arousal and risk (0..1) per client turn, with the risk threshold as a dashed line."""
+def trajectory_svg(
+    trace: Iterable[Mapping],
+    risk_threshold: float,
+    *,
+    ident: str = "trajectory",
+    marked: Sequence[Mapping] = (),
+    compact: bool = False,
+) -> str:
+    """Valence (−1..1), arousal and risk (0..1) per client turn, with the risk threshold as a dashed line.
+
+    ``marked``: spans ``{"first_seq", "last_seq", "title"}`` shaded behind the lines (the windows of a
+    session worth a second look), so one chart carries what several window charts did."""
     points = trace_points(trace)
     threshold = _clamp(_num(risk_threshold, 0.0), 0.0, 1.0)
-    left, top, plot_w, plot_h = 44, 14, 480, 180
-    width, height = left + plot_w + 140, top + plot_h + 40
+    left, top, plot_w, plot_h = (40, 14, 270, 180) if compact else (44, 14, 480, 180)
+    # Compact: the legend goes under the plot in one row, so the drawing stays narrow.
+    width = left + plot_w + (78 if compact else 140)
+    height = top + plot_h + (40 + 24 if compact else 40)
 
     def y(value: float) -> float:  # −1 at the bottom, +1 at the top
         return top + (1 - (value + 1) / 2) * plot_h
 
-    body = [f'<g {_FONT} font-size="12">']
+    body = [f'<g {_FONT} font-size="{14 if compact else 12}">']
     for v in (-1.0, -0.5, 0.0, 0.5, 1.0):
         body.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{left + plot_w}" y2="{y(v):.1f}" stroke="#d9dde5"/>')
         body.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#5a6272">{v:g}</text>')
@@ -264,14 +293,27 @@ def trajectory_svg(trace: Iterable[Mapping], risk_threshold: float, *, ident: st
     def x(seq: int) -> float:
         return left + (plot_w / 2 if first == last else (seq - first) / (last - first) * plot_w)
 
+    for span in marked or ():
+        start = _num(span.get("first_seq"), None) if isinstance(span, Mapping) else None
+        end = _num(span.get("last_seq"), None) if isinstance(span, Mapping) else None
+        if start is None or end is None:
+            continue
+        x0, x1 = x(int(_clamp(start, first, last))), x(int(_clamp(end, first, last)))
+        body.append(
+            f'<rect x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 2):.1f}" height="{plot_h}" fill="#fde2e1" '
+            f'opacity="0.6"><title>{escape(str(span.get("title") or ""))}</title></rect>'
+        )
     for s_index, (key, name, colour, dash) in enumerate(_TRACE_SERIES):
         coords = " ".join(f"{x(p['seq']):.1f},{y(p[key]):.1f}" for p in points)
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash_attr} points="{coords}"/>')
-        ly = top + plot_h - 50 + s_index * 18  # lower right: the threshold label (risk ≥ 0) sits above it
+        if compact:
+            lx, ly = left + s_index * 90, top + plot_h + 56
+        else:  # lower right: the threshold label (risk ≥ 0) sits above it
+            lx, ly = left + plot_w + 8, top + plot_h - 50 + s_index * 18
         body.append(
-            f'<line x1="{left + plot_w + 8}" y1="{ly}" x2="{left + plot_w + 24}" y2="{ly}" stroke="{colour}" '
-            f'stroke-width="2"{dash_attr}/><text x="{left + plot_w + 28}" y="{ly + 4}" fill="#1f2430">{name}</text>'
+            f'<line x1="{lx}" y1="{ly}" x2="{lx + 16}" y2="{ly}" stroke="{colour}" '
+            f'stroke-width="2"{dash_attr}/><text x="{lx + 20}" y="{ly + 4}" fill="#1f2430">{name}</text>'
         )
     above = [p for p in points if p["risk"] >= threshold]
     for p in points:
@@ -281,8 +323,8 @@ def trajectory_svg(trace: Iterable[Mapping], risk_threshold: float, *, ident: st
             f'fill="{"#8c1512" if hot else "#c62828"}"><title>{escape(_point_sentence(p))}</title></circle>'
         )
     body.append(
-        f'<text x="{left}" y="{height - 8}" fill="#5a6272">순서 {first}</text>'
-        f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end" fill="#5a6272">순서 {last}</text>'
+        f'<text x="{left}" y="{top + plot_h + 24}" fill="#5a6272">순서 {first}</text>'
+        f'<text x="{left + plot_w}" y="{top + plot_h + 24}" text-anchor="end" fill="#5a6272">순서 {last}</text>'
     )
     body.append("</g>")
     desc = (
@@ -311,15 +353,15 @@ def stage_segments(stages: Iterable[str]) -> list[dict]:
     return segments
 
 
-def stage_strip_svg(stages: Iterable[str]) -> str:
+def stage_strip_svg(stages: Iterable[str], *, compact: bool = False) -> str:
     """The session as one strip, coloured by stage, each run as wide as its number of turns."""
     segments = stage_segments(stages)
     total = sum(s["length"] for s in segments)
-    width, height, bar_h = 640, 48, 24
-    body = [f'<g {_FONT} font-size="12">']
+    width, height, bar_h = (340, 48, 24) if compact else (640, 48, 24)
+    body = [f'<g {_FONT} font-size="{14 if compact else 12}">']
     if not total:
         body.append('<text x="0" y="18" fill="#5a6272">발화가 없습니다.</text></g>')
-        return _svg(width, height, "회기 단계 흐름", "발화가 없습니다.", body, "stages")
+        return _svg(width, height, "회기 단계 흐름", "발화가 없습니다.", body, "stages-c" if compact else "stages")
     for seg in segments:
         x0 = seg["start"] / total * width
         w = seg["length"] / total * width
@@ -329,8 +371,65 @@ def stage_strip_svg(stages: Iterable[str]) -> str:
             f'<rect x="{x0:.1f}" y="0" width="{w:.1f}" height="{bar_h}" fill="{colour}" stroke="#fff">'
             f"<title>{escape(sentence)}</title></rect>"
         )
-        if w >= 36:
+        if w >= (32 if compact else 36):
             body.append(f'<text x="{x0 + 4:.1f}" y="{bar_h + 16}" fill="#1f2430">{escape(seg["ko"])}</text>')
     body.append("</g>")
     desc = " → ".join(f"{s['ko']} {s['length']}개" for s in segments)
-    return _svg(width, height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, "stages")
+    return _svg(width, height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, "stages-c" if compact else "stages")
+
+
+def technique_rows(techniques: Mapping) -> list[dict]:
+    """Techniques that occur, most frequent first: ``[{"code", "ko", "category", "count", "share"}]``."""
+    counts = {code: int(_num(n, 0)) for code, n in (techniques if isinstance(techniques, Mapping) else {}).items()}
+    total = sum(n for n in counts.values() if n > 0)
+    rows = [
+        {
+            "code": code,
+            "ko": presentation.TECHNIQUE_KO.get(code, code),
+            "category": presentation.CATEGORY_KO.get(presentation.TECHNIQUE_CATEGORY.get(code, ""), "—"),
+            "count": n,
+            "share": n / total if total else 0.0,
+        }
+        for code, n in counts.items()
+        if n > 0
+    ]
+    return sorted(rows, key=lambda row: (-row["count"], row["code"]))
+
+
+def severity_rows(critiques: Mapping) -> list[dict]:
+    """Critique counts in catalogue order of severity: ``[{"code", "ko", "count"}]``."""
+    critiques = critiques if isinstance(critiques, Mapping) else {}
+    return [
+        {"code": code, "ko": presentation.SEVERITY_KO[code], "count": int(_num(critiques.get(code), 0))}
+        for code in catalogue.CRITIQUE_SEVERITIES
+    ]
+
+
+def transition_rows(transitions: Mapping) -> list[dict]:
+    """Client-state transitions ``{"a>b": n}``, most frequent first, with Korean names."""
+    rows = []
+    for key, n in (transitions if isinstance(transitions, Mapping) else {}).items():
+        before, _, after = str(key).partition(">")
+        rows.append(
+            {
+                "before": before,
+                "before_ko": presentation.CLIENT_STATE_KO.get(before, before),
+                "after": after,
+                "after_ko": presentation.CLIENT_STATE_KO.get(after, after),
+                "persists": before == after,
+                "count": int(_num(n, 0)),
+            }
+        )
+    return sorted(rows, key=lambda row: (-row["count"], row["before"], row["after"]))
+
+
+def merged_trace(audits: Iterable[Mapping]) -> list[dict]:
+    """The state traces of a session's overlapping windows as one trace: each client turn once, in seq
+    order (the first window that holds a turn gives its figures)."""
+    seen: dict[int, Mapping] = {}
+    for audit in audits or ():
+        for point in (audit.get("trace") if isinstance(audit, Mapping) else None) or ():
+            seq = _num(point.get("seq"), None) if isinstance(point, Mapping) else None
+            if seq is not None and int(seq) not in seen:
+                seen[int(seq)] = point
+    return [seen[seq] for seq in sorted(seen)]

@@ -7,7 +7,7 @@ simply not in the queryset, so it answers 404.
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
 from supervision.feedback.models import CommentRead, CommentReply
@@ -27,15 +27,27 @@ def accepted_comments() -> QuerySet[SupervisorComment]:
     return SupervisorComment.objects.accepted()
 
 
-def feedback_sessions(user) -> QuerySet[Session]:
-    """The sessions the user may see, with critique counts and how many shown comments are unread by them."""
-    unread = (
-        accepted_comments()
-        .filter(turn__session=OuterRef("pk"))
-        .exclude(Exists(CommentRead.objects.filter(comment=OuterRef("pk"), user=user)))
+def unread_by_trainee(comments: QuerySet[SupervisorComment]) -> QuerySet[SupervisorComment]:
+    """The comments the session's trainee has not marked read. One rule for the trainee's "새 논평" and
+    the supervisor's "수련생 미확인": a supervisor's own comments are never new to the supervisor."""
+    return comments.exclude(
+        Exists(CommentRead.objects.filter(comment=OuterRef("pk"), user=OuterRef("turn__session__trainee")))
     )
+
+
+def feedback_sessions(user) -> QuerySet[Session]:
+    """The sessions the user may see, with the number of shown comments and how many of those the
+    session's trainee has not read yet (so "새 논평 N" is always part of "논평 M")."""
+    in_session = accepted_comments().filter(turn__session=OuterRef("pk"))
     sessions = Session.objects.filter(trainee_filter(user)).select_related("trainee")
-    return with_session_counts(sessions).annotate(unread_count=count_per_session(unread)).order_by("-held_on", "code")
+    return (
+        with_session_counts(sessions)
+        .annotate(
+            comment_count=count_per_session(in_session),
+            unread_count=count_per_session(unread_by_trainee(in_session)),
+        )
+        .order_by("-held_on", "code")
+    )
 
 
 def transcript_turns(
@@ -120,6 +132,21 @@ def latest_gauge_for(trainee) -> dict | None:
     """The newest trainee-wide review-gauge snapshot (CONTRACT §6 shape), or None."""
     snapshot = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date").first()
     return GaugeSnapshotSerializer(snapshot).data if snapshot else None
+
+
+def latest_gauges_for_viewer(user) -> list[GaugeSnapshot]:
+    """The newest trainee-wide snapshot of every trainee the user may see (a supervisor's dashboard),
+    in one query whatever the number of trainees."""
+    newest = (
+        GaugeSnapshot.objects.filter(trainee=OuterRef("trainee"), session__isnull=True)
+        .order_by("-date")
+        .values("date")[:1]
+    )
+    return list(
+        GaugeSnapshot.objects.filter(trainee_filter(user), session__isnull=True, date=Subquery(newest))
+        .select_related("trainee")
+        .order_by("trainee__username")
+    )
 
 
 def gauge_trend_for(trainee) -> list[dict]:

@@ -28,6 +28,21 @@ def comment_mark_read(*, comment: SupervisorComment, user) -> CommentRead:
 
 
 @transaction.atomic
+def comment_mark_all_read(*, user, session=None) -> int:
+    """Marks every shown comment on ``user``'s own sessions (or on one of them) read; returns how many
+    were new. Other people's sessions are left alone whatever ``session`` names."""
+    comments = SupervisorComment.objects.filter(is_suggestion=False, turn__session__trainee=user).exclude(
+        reads__user=user
+    )
+    if session is not None:
+        comments = comments.filter(turn__session=session)
+    rows = [CommentRead(comment_id=pk, user=user) for pk in comments.values_list("pk", flat=True)]
+    # ignore_conflicts: a read marked in another tab meanwhile is already what we want.
+    CommentRead.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+@transaction.atomic
 def comment_reply_create(*, comment: SupervisorComment, author, text: str) -> CommentReply:
     """Adds the trainee's reply; replying also marks the comment read."""
     _require_own_session(comment, author)

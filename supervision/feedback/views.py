@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from supervision.feedback import charts, selectors, services
+from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.roles import is_trainee
 from supervision.services import ServiceError
 
@@ -20,9 +22,19 @@ from supervision.services import ServiceError
 def dashboard(request):
     trainee = request.user if is_trainee(request.user) else None
     gauge = selectors.latest_gauge_for(trainee) if trainee else None
+    sessions = list(selectors.feedback_sessions(request.user))
+    trainee_gauges = []
+    if trainee is None:
+        for snapshot in selectors.latest_gauges_for_viewer(request.user):
+            data = GaugeSnapshotSerializer(snapshot).data
+            trainee_gauges.append(
+                {"trainee": snapshot.trainee, "gauge": data, "gauge_rows": charts.category_rows(data)}
+            )
     context = {
         "user_is_trainee": trainee is not None,
-        "sessions": list(selectors.feedback_sessions(request.user)),
+        "sessions": sessions,
+        "unread_total": sum(s.unread_count for s in sessions) if trainee else 0,
+        "trainee_gauges": trainee_gauges,
         "gauge": gauge,
         "gauge_rows": charts.category_rows(gauge) if gauge else [],
         "trend": selectors.gauge_trend_for(trainee) if trainee else [],
@@ -37,13 +49,19 @@ def dashboard(request):
 def session_detail(request, session_id: int):
     session = selectors.feedback_session(request.user, session_id)
     turns = list(selectors.transcript_turns(session, reader=request.user))
+    audits = selectors.audits_for(session)
     context = {
         "session": session,
         "turns": turns,
         "stages": [turn.stage_id for turn in turns],
-        "audits": selectors.audits_for(session),
+        "audits": audits,
+        "merged_trace": charts.merged_trace(audits),
+        "audits_marked": any(audit.get("label") == "harmful" for audit in audits),
         "safety_marks": selectors.safety_marks_for(request.user, session),
         "is_owner": session.trainee_id == request.user.pk,
+        "unread_here": sum(
+            1 for turn in turns for comment in turn.comment_list if not getattr(comment, "reads_by_reader", True)
+        ),
         # One reverse() for the page rather than two per critique: "/feedback/comments/<id>/read/" etc.
         "comments_url": reverse("feedback:comment-read", args=[0]).removesuffix("0/read/"),
     }
@@ -60,6 +78,24 @@ def comment_read(request, comment_id: int):
     comment = selectors.feedback_comment(request.user, comment_id)
     services.comment_mark_read(comment=comment, user=request.user)
     return redirect(_back_to(comment))
+
+
+@require_POST
+@login_required
+def comments_read_all(request):
+    """모두 읽음: every comment on the trainee's own sessions, or on the one session posted."""
+    session = None
+    if request.POST.get("session"):
+        session = selectors.feedback_session(request.user, _int_or_404(request.POST["session"]))
+    n = services.comment_mark_all_read(user=request.user, session=session)
+    messages.success(request, f"논평 {n}개를 읽음으로 표시했습니다." if n else "새 논평이 없습니다.")
+    return redirect(reverse("feedback:session", args=[session.pk]) if session else reverse("feedback:dashboard"))
+
+
+def _int_or_404(value: str) -> int:
+    if not (value.isascii() and value.isdigit() and len(value) < 10):
+        raise Http404
+    return int(value)
 
 
 @require_POST

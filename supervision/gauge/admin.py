@@ -1,16 +1,20 @@
 """Admin of the review gauge: target bands (admins edit), snapshots at a glance, AI suggestions to review."""
 
 from django.contrib import admin, messages
+from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from import_export.admin import ExportMixin
 
-from portal.queue import QueueUnavailable, enqueue
+from portal.queue import QueueUnavailable
+from supervision import presentation
 from supervision.admin import RoleScopedAdmin, trainee_list_filter
+from supervision.feedback import charts
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
+from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.gauge.suggestions import suggestion_accept, suggestion_dismiss
-from supervision.gauge.tasks import nightly_review
+from supervision.gauge.tasks import queue_nightly_reviews
 from supervision.resources import GaugeSnapshotResource
 from supervision.roles import is_supervisor, sees_everything
 from supervision.services import ServiceError
@@ -19,6 +23,7 @@ from taxonomy import catalogue
 # Colours are classes of static/portal_admin.css (no style attributes: the CSP allows no inline styles).
 STATUS_MARK = {figures.UNDER: ("↓", "under"), figures.WITHIN: ("✓", "within"), figures.OVER: ("↑", "over")}
 RQ_BANDS = {figures.GOOD, figures.FAIR, figures.BELOW_FAIR}
+RQ_BAND_SHORT_KO = {figures.GOOD: _("우수"), figures.FAIR: _("적정"), figures.BELOW_FAIR: _("기준 미달")}
 DEVIATION_LABELS = (
     ("dimension", _("평가 차원 (dimension)")),
     ("expected", _("권장 (expected)")),
@@ -60,10 +65,9 @@ class GaugeSnapshotAdmin(ExportMixin, RoleScopedAdmin):
     resource_classes = (GaugeSnapshotResource,)  # the change list as filtered: a supervisor's own trainees
     list_display = (
         "trainee",
-        "date",
+        "day",
         "scope",
-        "turns",
-        "counselor_turns",
+        "turns_display",
         "balance",
         "rq",
         "critique_counts",
@@ -77,6 +81,26 @@ class GaugeSnapshotAdmin(ExportMixin, RoleScopedAdmin):
     date_hierarchy = "date"
     actions = ("recompute",)
     ordering = ("-date", "trainee", "session")
+    # The change page shows the figures as the trainee sees them (charts and tables), not their JSON.
+    fieldsets = (
+        (None, {"fields": ("trainee", "session", "date", "sessions", "turns", "counselor_turns", "computed_at")}),
+        (_("군집별 비율"), {"fields": ("category_figure",)}),
+        (_("기법별 빈도"), {"fields": ("technique_table",)}),
+        (_("반영 대 질문 (MITI)"), {"fields": ("reflections", "questions", "rq")}),
+        (_("논평과 의도 이탈"), {"fields": ("critique_table", "intent_deviation_turns", "deviation")}),
+        (_("대화 행위"), {"fields": ("silent_close_events", "closing_acknowledged", "closed_on_resuming_client")}),
+        (_("상태 전이"), {"fields": ("transition_table",)}),
+        (_("안전 사건"), {"fields": ("safety_events",)}),
+    )
+    readonly_fields = (
+        "category_figure",
+        "technique_table",
+        "rq",
+        "critique_table",
+        "deviation",
+        "transition_table",
+        "safety_events",
+    )
 
     def has_add_permission(self, request):
         return False  # snapshots come from the nightly run only
@@ -87,40 +111,52 @@ class GaugeSnapshotAdmin(ExportMixin, RoleScopedAdmin):
     def has_recompute_permission(self, request):
         return sees_everything(request.user) or is_supervisor(request.user)
 
+    def changelist_view(self, request, extra_context=None):
+        # Ten figure columns fit 1280 px only without the navigation sidebar beside them.
+        return super().changelist_view(request, {"is_nav_sidebar_enabled": False, **(extra_context or {})})
+
+    @admin.display(description=_("기준일"), ordering="date")
+    def day(self, obj):
+        return obj.date.isoformat()
+
     @admin.display(description=_("범위"), ordering="session__code")
     def scope(self, obj):
         return obj.session.code if obj.session_id else _("전체")
 
-    @admin.display(description=_("기법 균형 (비율 / 목표 범위)"))
+    @admin.display(description=_("발화 (상담자)"), ordering="turns")
+    def turns_display(self, obj):
+        return f"{obj.turns} ({obj.counselor_turns})"
+
+    @admin.display(description=_("목표 범위 밖 군집"))
     def balance(self, obj):
+        """Only the categories off their band, so the column stays narrow; the title carries every figure."""
         cells = []
         for code in catalogue.CATEGORY_CODES:
             figure = obj.categories.get(code, {})
-            mark, colour = STATUS_MARK.get(figure.get("status"), ("·", "none"))
+            if figure.get("status") not in (figures.UNDER, figures.OVER):
+                continue
+            mark, colour = STATUS_MARK[figure["status"]]
             share = "—" if figure.get("share") is None else f"{figure['share']:.2f}"
             band = figure.get("band")
             band_text = f"{band[0]:.2f}–{band[1]:.2f}" if band else "—"
-            cells.append((colour, code[:4], share, band_text, mark))
-        return format_html(
-            "<span class='nowrap'>{}</span>",
-            format_html_join(
-                " ",
-                "<span class='band-status band-{}' title='{} {} / {}'>{} {}{}</span>",
-                ((c, k, s, b, k, s, m) for c, k, s, b, m in cells),
-            ),
+            cells.append((colour, presentation.CATEGORY_KO.get(code, code), band_text, code[:4], share, mark))
+        if not cells:
+            return format_html("<span class='band-status band-within'>{}</span>", _("모두 범위 안 ✓"))
+        return format_html_join(
+            " ",
+            "<span class='band-status band-{} nowrap' title='{} / 목표 {}'>{} {}{}</span>",
+            cells,
         )
 
-    @admin.display(description=_("반영:질문 (MITI)"))
+    @admin.display(description=_("반영:질문"))
     def rq(self, obj):
         ratio = "—" if obj.rq_ratio is None else f"{obj.rq_ratio:.2f}"
+        band = obj.rq_band if obj.rq_band in RQ_BANDS else "none"
         return format_html(
-            "<span class='rq-band rq-{}'>{} {}</span>",
-            obj.rq_band if obj.rq_band in RQ_BANDS else "none",
-            ratio,
-            obj.rq_band or "—",
+            "<span class='rq-band rq-{} nowrap'>{} {}</span>", band, ratio, RQ_BAND_SHORT_KO.get(band, "—")
         )
 
-    @admin.display(description=_("논평 경미/보통/중대"))
+    @admin.display(description=_("논평 경/보/중"))
     def critique_counts(self, obj):
         return " / ".join(str(obj.critiques.get(s, 0)) for s in catalogue.CRITIQUE_SEVERITIES)
 
@@ -128,11 +164,11 @@ class GaugeSnapshotAdmin(ExportMixin, RoleScopedAdmin):
     def deviation(self, obj):
         return "—" if obj.intent_deviation_rate is None else f"{obj.intent_deviation_rate:.0%}"
 
-    @admin.display(description=_("무응답 종료 / 종결 수긍 / 재개 중 종결"))
+    @admin.display(description=_("종결: 무응답/수긍/재개"))
     def dialog_acts(self, obj):
         return f"{obj.silent_close_events} / {obj.closing_acknowledged} / {obj.closed_on_resuming_client}"
 
-    @admin.display(description=_("안전 사건 응답/전체 (지연 중앙값)"))
+    @admin.display(description=_("안전 응답/사건 (지연)"))
     def safety_events(self, obj):
         block = obj.safety or {}
         if not block.get("events"):
@@ -140,18 +176,41 @@ class GaugeSnapshotAdmin(ExportMixin, RoleScopedAdmin):
         median = block.get("median_latency")
         return f"{block.get('answered', 0)}/{block['events']}" + ("" if median is None else f" ({median:g})")
 
+    @admin.display(description=_("군집별 비율"))
+    def category_figure(self, obj):
+        gauge = GaugeSnapshotSerializer(obj).data
+        return render_to_string(
+            "feedback/_gauge_categories.html", {"gauge": gauge, "gauge_rows": charts.category_rows(gauge)}
+        )
+
+    @admin.display(description=_("기법별 빈도"))
+    def technique_table(self, obj):
+        return render_to_string("feedback/_technique_counts.html", {"rows": charts.technique_rows(obj.techniques)})
+
+    @admin.display(description=_("논평"))
+    def critique_table(self, obj):
+        return render_to_string(
+            "feedback/_critique_counts.html",
+            {
+                "severities": charts.severity_rows(obj.critiques),
+                "dimensions": sorted((obj.critique_dimensions or {}).items(), key=lambda item: (-item[1], item[0])),
+            },
+        )
+
+    @admin.display(description=_("내담자 상태 전이"))
+    def transition_table(self, obj):
+        return render_to_string(
+            "feedback/_state_transitions.html", {"rows": charts.transition_rows(obj.client_state_transitions)}
+        )
+
     @admin.action(description=_("지금 다시 계산 (선택한 스냅숏의 날짜)"), permissions=("recompute",))
     def recompute(self, request, queryset):
-        days = sorted(set(queryset.values_list("date", flat=True)))
         try:
-            for day in days:
-                enqueue(nightly_review, day.isoformat(), in_process_if_down=False)
+            n = queue_nightly_reviews(queryset.values_list("date", flat=True).distinct())
         except QueueUnavailable as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return
-        self.message_user(
-            request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": len(days)}, messages.SUCCESS
-        )
+        self.message_user(request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": n}, messages.SUCCESS)
 
 
 @admin.register(SuggestedComment)

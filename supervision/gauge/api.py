@@ -1,4 +1,5 @@
 import django_filters
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 
 from supervision.api.filters import TraineeFilter
@@ -15,6 +16,7 @@ class GaugeSnapshotFilter(django_filters.FilterSet):
         fields = ("trainee",)
 
 
+@extend_schema(summary="검토 지표 스냅숏 목록")
 class GaugeSnapshotList(generics.ListAPIView):
     """Review-gauge snapshots the user may see, newest first; ``?trainee=<id or username>`` narrows to one."""
 

@@ -39,3 +39,15 @@ def nightly_review(day: str | None = None) -> dict:
         "day": target.isoformat(),
         "steps": {name: (r.summary() if hasattr(r, "summary") else r) for name, r in results.items()},
     }
+
+
+def queue_nightly_reviews(days) -> int:
+    """지금 다시 계산: queues the nightly review for each day (ISO dates or dates), not in-process when the
+    queue is down (raises ``portal.queue.QueueUnavailable``: a web request must not run the whole night's
+    work). The snapshot admin's action and the import done page call this."""
+    from portal.queue import enqueue
+
+    isodays = sorted({d if isinstance(d, str) else d.isoformat() for d in days})
+    for day in isodays:
+        enqueue(nightly_review, day, in_process_if_down=False)
+    return len(isodays)

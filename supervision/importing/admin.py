@@ -12,14 +12,15 @@ import io
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from supervision import selectors
+from supervision import presentation, selectors
 from supervision.importing import jobs, spreadsheet_export
 from supervision.importing.columns import KOREAN
 from supervision.importing.models import ImportJob
@@ -48,11 +49,19 @@ class ImportForm(forms.Form):
         return upload
 
 
+def _preview_for_page(preview: dict) -> dict:
+    labels = [
+        (code, presentation.TECHNIQUE_KO.get(code) or presentation.CLIENT_STATE_KO.get(code, ""), n)
+        for code, n in preview.get("labels", [])
+    ]
+    return {**preview, "labels": labels}
+
+
 class SpreadsheetImportMixin:
     """Mixed into the Session ModelAdmin: import screens, template download and export actions."""
 
     change_list_template = "admin/importing/session_change_list.html"
-    actions = ["export_xlsx", "export_csv"]
+    actions = ["export_xlsx", "export_csv", "export_xlsx_ko", "export_csv_ko"]
 
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
@@ -62,6 +71,11 @@ class SpreadsheetImportMixin:
             path("import/template/", wrap(self.import_template_view), name="{}_{}_import_template".format(*info)),
             path("import/<int:job_id>/", wrap(self.import_job_view), name="{}_{}_import_job".format(*info)),
             path(
+                "import/<int:job_id>/recompute/",
+                wrap(self.import_recompute_view),
+                name="{}_{}_import_recompute".format(*info),
+            ),
+            path(
                 "import/<int:job_id>/progress/",
                 wrap(self.import_progress_view),
                 name="{}_{}_import_progress".format(*info),
@@ -70,6 +84,11 @@ class SpreadsheetImportMixin:
         ]
 
     def changelist_view(self, request, extra_context=None):
+        # ?headers=ko asks the export actions for Korean headers; it is not a change-list filter, so it is
+        # taken off the query before the change list reads it (an unknown parameter would be refused).
+        if "headers" in request.GET:
+            request.GET = request.GET.copy()
+            request.export_headers = request.GET.pop("headers")[-1]
         extra_context = {**(extra_context or {}), "can_import": sees_everything(request.user)}
         return super().changelist_view(request, extra_context)
 
@@ -114,6 +133,7 @@ class SpreadsheetImportMixin:
                 messages.error(request, str(exc))
             return redirect(self._url("import_job", job.pk))
         errors = job.report.get("errors", [])
+        session_ids = job.report.get("session_ids") or []
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -126,8 +146,31 @@ class SpreadsheetImportMixin:
             "progress_url": self._url("import_progress", job.pk),
             "import_url": self._url("import"),
             "changelist_url": self._url("changelist"),
+            "previews": [_preview_for_page(p) for p in job.report.get("previews", [])],
+            # The imported sessions in the change list (a plain id__in lookup on the primary key).
+            "sessions_url": self._url("changelist") + "?id__in=" + ",".join(str(pk) for pk in session_ids)
+            if session_ids
+            else "",
+            "recompute_url": self._url("import_recompute", job.pk),
         }
         return TemplateResponse(request, "admin/importing/job.html", context)
+
+    def import_recompute_view(self, request, job_id: int):
+        """지금 다시 계산 from the done page: today's nightly review queued, as the snapshot admin's action."""
+        from portal.queue import QueueUnavailable
+        from supervision.gauge.tasks import queue_nightly_reviews
+
+        self._guard(request)
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        job = get_object_or_404(ImportJob.objects.only("pk"), pk=job_id)
+        try:
+            queue_nightly_reviews([timezone.localdate()])
+        except QueueUnavailable as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("검토 지표 재계산을 대기열에 넣었습니다. 몇 분 안에 갱신됩니다."))
+        return redirect(self._url("import_job", job.pk))
 
     def import_progress_view(self, request, job_id: int):
         self._guard(request)
@@ -167,31 +210,54 @@ class SpreadsheetImportMixin:
             return None
         return sessions
 
-    @admin.action(description=_("선택한 회기를 xlsx로 내보내기"), permissions=("export",))
-    def export_xlsx(self, request, queryset):
+    def _export_xlsx(self, request, queryset, korean: bool):
         sessions = self._selected(request, queryset)
         if sessions is None:
             return None
         buffer = io.BytesIO()
-        spreadsheet_export.write_xlsx(sessions, buffer)
+        spreadsheet_export.write_xlsx(sessions, buffer, korean_headers=korean, like_template=True)
         response = HttpResponse(buffer.getvalue(), content_type=XLSX_TYPE)
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.xlsx"'
         return response
 
-    @admin.action(description=_("선택한 회기를 csv로 내보내기"), permissions=("export",))
-    def export_csv(self, request, queryset):
+    def _export_csv(self, request, queryset, korean: bool):
         sessions = self._selected(request, queryset)
         if sessions is None:
             return None
-        chunks = (chunk.encode("utf-8") for chunk in spreadsheet_export.csv_lines(sessions))
-        response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
+        lines = spreadsheet_export.csv_lines(sessions, korean_headers=korean)
+        response = StreamingHttpResponse(
+            (chunk.encode("utf-8") for chunk in lines), content_type="text/csv; charset=utf-8"
+        )
         response["Content-Disposition"] = f'attachment; filename="sessions_{timezone.localdate():%Y%m%d}.csv"'
         return response
+
+    @staticmethod
+    def _korean_asked(request) -> bool:
+        return getattr(request, "export_headers", "") == "ko"
+
+    @admin.action(description=_("선택한 회기를 xlsx로 내보내기"), permissions=("export",))
+    def export_xlsx(self, request, queryset):
+        return self._export_xlsx(request, queryset, self._korean_asked(request))
+
+    @admin.action(description=_("선택한 회기를 csv로 내보내기"), permissions=("export",))
+    def export_csv(self, request, queryset):
+        return self._export_csv(request, queryset, self._korean_asked(request))
+
+    @admin.action(description=_("선택한 회기를 xlsx로 내보내기 (한글 머리글)"), permissions=("export",))
+    def export_xlsx_ko(self, request, queryset):
+        return self._export_xlsx(request, queryset, True)
+
+    @admin.action(description=_("선택한 회기를 csv로 내보내기 (한글 머리글)"), permissions=("export",))
+    def export_csv_ko(self, request, queryset):
+        return self._export_csv(request, queryset, True)
 
 
 @admin.register(ImportJob)
 class ImportJobAdmin(admin.ModelAdmin):
-    list_display = ("filename", "status", "mode", "created_by", "created_at", "finished_at")
+    # The file name opens the job's own screen (preview → 확인하고 가져오기, errors, or the done page), not
+    # the read-only record; the list fits beside the navigation sidebar at 1280 px.
+    list_display = ("step_link", "status", "mode", "created_by", "created")
+    list_display_links = None
     list_filter = ("status",)
     list_select_related = ("created_by",)
     readonly_fields = [f.name for f in ImportJob._meta.fields if f.name != "data"]
@@ -199,6 +265,19 @@ class ImportJobAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("data")
+
+    @admin.display(description=_("파일 (작업 화면)"), ordering="filename")
+    def step_link(self, obj):
+        label = {
+            ImportJob.Status.PREVIEWED: _("확인하고 가져오기 →"),
+            ImportJob.Status.INVALID: _("오류 보기 →"),
+        }.get(obj.status, _("열기 →"))
+        url = reverse("admin:supervision_session_import_job", args=[obj.pk])
+        return format_html('<a href="{}">{}</a><br><a href="{}">{}</a>', url, obj.filename, url, label)
+
+    @admin.display(description=_("등록 시각"), ordering="created_at")
+    def created(self, obj):
+        return timezone.localtime(obj.created_at).strftime("%Y-%m-%d %H:%M")
 
     def has_module_permission(self, request):
         return sees_everything(request.user)

@@ -163,6 +163,9 @@ def import_job_run(*, job_id: int) -> ImportJob:
     return job
 
 
+SESSION_LINK_IDS = 200  # the done page links to these sessions in the admin change list
+
+
 def _finish(job: ImportJob, report: ImportReport, dry_run: bool) -> None:
     if report.errors:
         status = ImportJob.Status.INVALID
@@ -176,6 +179,8 @@ def _finish(job: ImportJob, report: ImportReport, dry_run: bool) -> None:
         "deleted": report.deleted,
         "warnings": [w.as_dict() for w in report.warnings],
         "errors": [e.as_dict() for e in report.errors],
+        "previews": report.previews,
+        "session_ids": report.session_ids[:SESSION_LINK_IDS],
     }
     fields = {"status": status, "report": summary, "finished_at": timezone.now(), "phase": ""}
     if status == ImportJob.Status.DONE:

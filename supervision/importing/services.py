@@ -10,7 +10,7 @@ the same file changes nothing and reports ``created: 0``.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -49,6 +49,8 @@ class ImportReport:
     warnings: list[RowError] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
     dry_run: bool = False
+    # What the preview shows per session (code, trainee, held_on, turns, the labels as resolved to codes).
+    previews: list[dict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -114,6 +116,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
     parser = RowParser(LabelIndex.load())
     checks = SessionChecks()
     trainees = _TraineeNames(trainee_username)
+    previews = SessionPreviews(trainee_username)
     try:
         with transaction.atomic():
             writer = ChunkWriter(trainees, trainee_username, created_by, report)
@@ -139,11 +142,13 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
                 checks.add_positions(positions)
                 report.errors += checks.add_records(records)
                 report.turns += len(records)
+                previews.add(records)
                 if not report.errors:
                     writer.write(records)
                 count += len(chunk)
                 if progress:
                     progress("validate" if report.errors else "write", count, 0)
+            report.previews = previews.result()
             report.errors += checks.errors()
             report.errors += trainees.errors()
             report.errors.sort(key=lambda e: (e.row, e.column))
@@ -163,6 +168,43 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
     if report.errors:
         report.sessions = report.turns = report.created = report.updated = report.deleted = 0
     return report
+
+
+class SessionPreviews:
+    """Per session of the file (the first ``SESSIONS``): its code, trainee, date, number of turns and how
+    often each label occurs, as the code it was resolved to (surface names and aliases already normalised by
+    the parser). Fed chunk by chunk; bounded by ``SESSIONS``, not by the file."""
+
+    SESSIONS = 100
+
+    def __init__(self, forced_trainee: str | None) -> None:
+        self.forced_trainee = forced_trainee
+        self.by_code: dict[str, dict] = {}
+
+    def add(self, records: list[TurnRecord]) -> None:
+        for record in records:
+            entry = self.by_code.get(record.session)
+            if entry is None:
+                if len(self.by_code) >= self.SESSIONS:
+                    continue
+                entry = self.by_code[record.session] = {
+                    "code": record.session,
+                    "trainee": self.forced_trainee or "",
+                    "held_on": "",
+                    "turns": 0,
+                    "labels": Counter(),
+                }
+            entry["turns"] += 1
+            entry["trainee"] = entry["trainee"] or record.trainee or ""
+            entry["held_on"] = entry["held_on"] or (record.held_on.isoformat() if record.held_on else "")
+            entry["labels"].update(record.techniques)
+            entry["labels"].update(record.client_states)
+
+    def result(self) -> list[dict]:
+        return [
+            {**entry, "labels": sorted(entry["labels"].items(), key=lambda item: (-item[1], item[0]))}
+            for entry in self.by_code.values()
+        ]
 
 
 def _chunks(rows: Iterable, size: int) -> Iterator[list]:

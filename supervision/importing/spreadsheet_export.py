@@ -8,6 +8,7 @@ cell that starts with ``= + - @``, a tab or a carriage return gets a leading ``'
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -20,12 +21,13 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from supervision.exporting import golden_lines
-from supervision.importing.columns import COLUMNS, FIELD_NAMES, LIST_COLUMNS
+from supervision.importing.columns import COLUMNS, FIELD_NAMES, KOREAN, LIST_COLUMNS
 from supervision.importing.spreadsheet_readers import FORMULA_STARTS
 from taxonomy import catalogue
 
 LIST_JOIN = "; "
 TEMPLATE_ROWS = 5000  # rows of the template that carry the drop-down lists
+TEMPLATE_SHEET = "발화"
 
 
 def spreadsheet_row(line: dict) -> list[str]:
@@ -56,11 +58,16 @@ def csv_escape(value: str) -> str:
     return "'" + value if value[:1] in FORMULA_STARTS and value else value
 
 
-def csv_lines(sessions: Iterable) -> Iterator[str]:
+def header_row(korean: bool = False) -> list[str]:
+    """The §3 column names; ``korean`` gives the Korean headers the template uses (the importer reads both)."""
+    return [KOREAN[name] for name in FIELD_NAMES] if korean else list(FIELD_NAMES)
+
+
+def csv_lines(sessions: Iterable, *, korean_headers: bool = False) -> Iterator[str]:
     """The csv text in chunks; starts with a BOM so that Excel opens the Korean text as UTF-8."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(FIELD_NAMES)
+    writer.writerow(header_row(korean_headers))
     yield "\ufeff" + buffer.getvalue()
     for count, line in enumerate(golden_lines(sessions), start=1):
         if count % 1000 == 1:
@@ -81,12 +88,32 @@ def _text_cell(sheet, value: str) -> WriteOnlyCell:
     return cell
 
 
-def write_xlsx(sessions: Iterable, path: Path | io.BytesIO) -> None:
+SEQ_COLUMN, HELD_ON_COLUMN = FIELD_NAMES.index("seq"), FIELD_NAMES.index("held_on")
+
+
+def _typed_cells(sheet, row: list[str]) -> list[WriteOnlyCell]:
+    """The row as the template would hold it: ``seq`` a number, ``held_on`` a date, every other cell text."""
+    cells = [_text_cell(sheet, value) for value in row]
+    cells[SEQ_COLUMN] = WriteOnlyCell(sheet, value=int(row[SEQ_COLUMN]))
+    if row[HELD_ON_COLUMN]:
+        cell = WriteOnlyCell(sheet, value=datetime.date.fromisoformat(row[HELD_ON_COLUMN]))
+        cell.number_format = "yyyy-mm-dd"
+        cells[HELD_ON_COLUMN] = cell
+    return cells
+
+
+def write_xlsx(
+    sessions: Iterable, path: Path | io.BytesIO, *, korean_headers: bool = False, like_template: bool = False
+) -> None:
+    """CONTRACT §4 (``export_golden``): every cell text, English headers. ``like_template`` (the admin's
+    export, opened by people in a spreadsheet program): the template's sheet name, ``seq`` as a number and
+    ``held_on`` as a date; text cells stay text, so still never a formula."""
     workbook = Workbook(write_only=True)
-    sheet = workbook.create_sheet("transcripts")
-    sheet.append([_text_cell(sheet, name) for name in FIELD_NAMES])
+    sheet = workbook.create_sheet(TEMPLATE_SHEET if like_template else "transcripts")
+    sheet.append([_text_cell(sheet, name) for name in header_row(korean_headers)])
     for line in golden_lines(sessions):
-        sheet.append([_text_cell(sheet, value) for value in spreadsheet_row(line)])
+        row = spreadsheet_row(line)
+        sheet.append(_typed_cells(sheet, row) if like_template else [_text_cell(sheet, value) for value in row])
     workbook.save(path)
 
 
@@ -94,7 +121,7 @@ def write_template(target: Path | io.BytesIO) -> None:
     """An empty import sheet with Korean headers and drop-downs, and a second sheet listing every label."""
     workbook = Workbook()
     sheet = workbook.active
-    sheet.title = "발화"
+    sheet.title = TEMPLATE_SHEET
     bold = Font(bold=True)
     fill = PatternFill("solid", fgColor="DDEBF7")
     for position, (name, korean) in enumerate(COLUMNS, start=1):

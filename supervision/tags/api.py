@@ -52,6 +52,7 @@ class TraineeTagsView(GenericAPIView):
         return [READ()]
 
     @extend_schema(
+        summary="수련생의 경향 태그 목록",
         parameters=[
             OpenApiParameter("min_status", str, enum=Status.values, description="기본값 hypothesis"),
         ],
@@ -65,7 +66,7 @@ class TraineeTagsView(GenericAPIView):
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(TagOut(page, many=True).data)
 
-    @extend_schema(request=EvidenceIn, responses={201: TagOut, 200: TagOut})
+    @extend_schema(summary="경향 태그에 근거 추가", request=EvidenceIn, responses={201: TagOut, 200: TagOut})
     def post(self, request, trainee_id: int):
         self.check_object_permissions(request, visible_trainee(viewer=request.user, trainee_id=trainee_id))
         is_supervisor = supervises(request.user, trainee_id)
@@ -95,7 +96,7 @@ class TraineeConflictedTagsView(GenericAPIView):
     serializer_class = TagOut
     queryset = TraineeTag.objects.none()  # for the schema only: reads go through the role-aware selectors
 
-    @extend_schema(responses=TagOut(many=True))
+    @extend_schema(summary="선언과 회기가 엇갈린 태그 목록", responses=TagOut(many=True))
     def get(self, request, trainee_id: int):
         queryset = tags_conflicted(viewer=request.user, trainee_id=trainee_id)
         page = self.paginate_queryset(queryset)
@@ -112,7 +113,7 @@ class TagContradictionsView(GenericAPIView):
             )
         ]
 
-    @extend_schema(request=ContradictionIn, responses={201: TagOut, 200: TagOut})
+    @extend_schema(summary="경향 태그에 반대 근거 기록", request=ContradictionIn, responses={201: TagOut, 200: TagOut})
     def post(self, request, trainee_id: int, tag: str):
         self.check_object_permissions(request, visible_trainee(viewer=request.user, trainee_id=trainee_id))
         try:

@@ -9,12 +9,13 @@ from supervision.tags.services import MAX_EVENT_CHARS
 class DeclareForm(forms.Form):
     """A trainee states their own focus: a declared tag, in their words, optionally tied to a session."""
 
-    tag = forms.ChoiceField(label=_("집중하려는 점"))
+    tag = forms.ChoiceField(label=_("집중하려는 점"), error_messages={"required": _("집중하려는 점을 골라 주세요.")})
     event = forms.CharField(
         label=_("내 말로 적기"),
         max_length=MAX_EVENT_CHARS,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("예: 이번 달에는 내담자와의 관계 형성에 더 시간을 쓰고 싶다."),
+        error_messages={"required": _("빈 선언은 기록하지 않습니다. 내 초점을 한 문장으로 적어 주세요.")},
     )
     session = forms.ModelChoiceField(label=_("관련 회기(선택)"), queryset=Session.objects.none(), required=False)
 

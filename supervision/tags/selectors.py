@@ -32,8 +32,9 @@ def sees_observations(*, viewer, trainee_id: int) -> bool:
 
 def _with_history(queryset: QuerySet) -> QuerySet:
     return queryset.prefetch_related(
-        Prefetch("evidence", queryset=TagEvidence.objects.order_by("at", "id")),
-        Prefetch("contradictions", queryset=TagContradiction.objects.order_by("at", "id")),
+        # The session along: pages name evidence by session code and date, never by a database id.
+        Prefetch("evidence", queryset=TagEvidence.objects.select_related("session").order_by("at", "id")),
+        Prefetch("contradictions", queryset=TagContradiction.objects.select_related("session").order_by("at", "id")),
     )
 
 
@@ -90,8 +91,14 @@ class Perspectives:
 
 
 def tags_perspectives(*, viewer, trainee_id: int) -> Perspectives:
-    """The trainee's visible tags arranged as two perspectives (declared focus | what sessions showed)."""
+    """The trainee's visible tags arranged as two perspectives (declared focus | what sessions showed).
+
+    A trainee sees their own declarations from the first one on: their own words are not an internal
+    observation, so the status threshold applies to observed tags only."""
     tags = list(tags_active(viewer=viewer, trainee_id=trainee_id, min_status=Status.OBSERVATION))
+    if viewer.pk == trainee_id:
+        own = TraineeTag.objects.filter(trainee_id=trainee_id, source=Source.DECLARED).order_by("tag")
+        tags = [t for t in tags if t.source != Source.DECLARED] + list(_with_history(own))
     declared = [t for t in tags if t.source == Source.DECLARED]
     observed = [t for t in tags if t.source == Source.OBSERVED]
     pairs = [Perspective(d, [o for o in observed if o.definition.category == d.definition.category]) for d in declared]

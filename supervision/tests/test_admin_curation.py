@@ -219,3 +219,40 @@ def test_it_shows_trainee_replies_on_the_comment_page(client, cast, sessions):
     page = client.get(f"/admin/supervision/supervisorcomment/{comment.pk}/change/").content.decode()
     assert "네, 반영부터 하겠습니다." in page
     assert Turn.objects.count() == 20
+
+
+def test_the_transcript_shows_whether_the_trainee_read_each_comment(client, cast, sessions):
+    from supervision.feedback.services import comment_mark_read
+
+    comments = list(SupervisorComment.objects.filter(turn__session=sessions["a"]).order_by("turn__seq"))
+    comment_mark_read(comment=comments[0], user=cast.trainee_a)
+    client.force_login(cast.supervisor_a)
+    page = client.get(change_url(sessions["a"])).content.decode()
+    assert page.count("✓ 수련생 읽음") == 1
+    assert page.count("수련생 아직 읽지 않음") == len(comments) - 1
+    listing = client.get("/admin/supervision/supervisorcomment/").content.decode()
+    assert listing.count("안 읽음") == len(comments) - 1
+
+
+def test_a_supervisor_answers_a_trainees_reply_and_the_trainee_reads_it(client, cast, sessions):
+    from supervision.feedback.models import CommentReply
+    from supervision.feedback.services import comment_reply_create
+
+    comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
+    comment_reply_create(comment=comment, author=cast.trainee_a, text="왜 반영이 먼저인가요?")
+    answer_url = f"/admin/supervision/session/{sessions['a'].pk}/comments/{comment.pk}/answer/"
+    client.force_login(cast.supervisor_b)  # not this trainee's supervisor
+    assert client.post(answer_url, {"text": "남의 답"}).status_code in (403, 404)
+    client.force_login(cast.supervisor_a)
+    page = client.get(change_url(sessions["a"])).content.decode()
+    assert "답글에 답하기" in page and "수련생 답글 · trainee_a" in page
+    empty = client.post(answer_url, {"text": "  "}, follow=True).content.decode()
+    assert "답 내용을 입력해 주세요." in empty
+    response = client.post(answer_url, {"text": "감정을 먼저 받아야 질문이 들립니다."})
+    assert response.status_code == 302 and response["Location"].endswith(f"#comment-{comment.pk}")
+    answer = CommentReply.objects.get(author=cast.supervisor_a)
+    assert answer.comment == comment and answer.text == "감정을 먼저 받아야 질문이 들립니다."
+    assert "슈퍼바이저 답 · supervisor_a" in client.get(change_url(sessions["a"])).content.decode()
+    client.force_login(cast.trainee_a)
+    trainee_page = client.get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
+    assert "감정을 먼저 받아야 질문이 들립니다." in trainee_page

@@ -47,3 +47,45 @@ def trace_svg(trace: Sequence[dict[str, Any]]) -> SafeString:
         "위험 (risk)",
     )
     return mark_safe(body) + legend  # body holds only formatted floats and constants
+
+
+# The trainee's words for a window (their page; the supervisor's admin keeps the engine's terms).
+TRAINEE_LABEL_KO = {
+    "productive": "나아지는 흐름",
+    "neutral": "큰 변화 없는 흐름",
+    "harmful": "함께 살펴볼 흐름",
+}
+_STEADY = 0.1
+
+
+def _direction(before: float, after: float, up: str, down: str, same: str) -> str:
+    if after - before > _STEADY:
+        return up
+    if before - after > _STEADY:
+        return down
+    return same
+
+
+def trainee_summary(audit: dict[str, Any]) -> str:
+    """A window in plain Korean: the flow, how the client's mood and risk moved, and the turns to look at
+    again. No engine terms (template names, graph distances, the penalty wall) and no English words."""
+    trace = audit.get("trace") or []
+    first, last = audit.get("first_seq"), audit.get("last_seq")
+    parts = [f"발화 {first}–{last}: {TRAINEE_LABEL_KO.get(audit.get('label'), '판정 없음')}."]
+    if trace:
+        v0, v1 = float(trace[0].get("valence") or 0.0), float(trace[-1].get("valence") or 0.0)
+        r0, r1 = float(trace[0].get("risk") or 0.0), float(trace[-1].get("risk") or 0.0)
+        parts.append(
+            "내담자의 정서가 "
+            + _direction(v0, v1, "밝아졌어요", "가라앉았어요", "비슷하게 이어졌어요")
+            + f" ({v0:+.2f} → {v1:+.2f})."
+        )
+        if r1 - r0 > 0.05:
+            parts.append(f"위험 신호가 높아졌어요 ({r0:.2f} → {r1:.2f}). 안전을 직접 묻는 연습이 도움이 됩니다.")
+    turns = audit.get("sycophancy_turns") or []
+    if turns:
+        parts.append(
+            f"상담자 발화 {', '.join(turns)}에서는 공감과 지지만 이어지고, 내담자의 부정적인 생각을 함께 "
+            "살펴보지는 않았어요."
+        )
+    return " ".join(parts)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from supervision.feedback.tests.test_browser import browser, http_settings  # noqa: F401 (shared fixtures)
 from supervision.importing.services import import_transcripts
 from supervision.models import Session
 from supervision.testing import golden_line, write_jsonl

@@ -8,9 +8,12 @@ from __future__ import annotations
 from supervision.agreement.models import AdjudicationDecision
 from supervision.agreement.tests.conftest import run_lines
 from supervision.agreement.tests.factories import saved_run
-from supervision.feedback.tests.test_browser import SHOTS, log_in, pytestmark  # noqa: F401 (marks)
+from supervision.feedback.tests.test_browser import SHOTS
 from supervision.labelling import turn_label_codes
 from supervision.models import Turn
+from supervision.testing import browser_log_in, browser_marks
+
+pytestmark = browser_marks()
 
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -29,7 +32,7 @@ def test_a_supervisor_reads_the_report_and_adjudicates(browser, live_server, cas
     )
     context = browser.new_context(viewport=LAPTOP, locale="ko-KR")
     page = context.new_page()
-    log_in(page, live_server.url, "supervisor_a")
+    browser_log_in(page, live_server.url, "supervisor_a")
     page.wait_for_url(f"{live_server.url}/admin/")
     page.goto(f"{live_server.url}/admin/agreement/annotationrun/{run.pk}/report/")
     safety = page.locator("section.safety")

@@ -11,15 +11,26 @@ from supervision.feedback import charts
 register = template.Library()
 
 
+def _wide_and_compact(wide: str, compact: str):
+    """Both drawings; the stylesheet shows the compact one on phones, where the wide one would scale its
+    text below 11 px (SVG text shrinks with its viewBox)."""
+    return mark_safe(f'<div class="chart-wide">{wide}</div><div class="chart-compact">{compact}</div>')
+
+
 # The chart functions escape every piece of text they place, so their markup is safe as a whole.
 @register.simple_tag
 def gauge_chart(snapshot):
-    return mark_safe(charts.gauge_svg(snapshot or {}))
+    snapshot = snapshot or {}
+    # A supervisor's dashboard shows one chart per trainee; each SVG needs its own title/desc ids.
+    ident = f"gauge-{snapshot.get('trainee', 0)}-{snapshot.get('session') or 0}"
+    return _wide_and_compact(
+        charts.gauge_svg(snapshot, ident=ident), charts.gauge_svg(snapshot, ident=f"{ident}-c", compact=True)
+    )
 
 
 @register.simple_tag
 def trend_chart(snapshots):
-    return mark_safe(charts.trend_svg(snapshots or []))
+    return _wide_and_compact(charts.trend_svg(snapshots or []), charts.trend_svg(snapshots or [], compact=True))
 
 
 @register.simple_tag
@@ -29,8 +40,35 @@ def trajectory_chart(trace, risk_threshold, number=1):
 
 
 @register.simple_tag
+def session_trajectory_chart(audits):
+    """One chart for a session: the windows' traces merged, the windows to look at again shaded."""
+    from supervision.trajectory.display import trainee_summary
+
+    audits = list(audits or [])
+    threshold = audits[0].get("risk_threshold", 0.0) if audits else 0.0
+    marked = [
+        {"first_seq": a["first_seq"], "last_seq": a["last_seq"], "title": trainee_summary(a)}
+        for a in audits
+        if a.get("label") == "harmful"
+    ]
+    trace = charts.merged_trace(audits)
+    return _wide_and_compact(
+        charts.trajectory_svg(trace, threshold, ident="trajectory", marked=marked),
+        charts.trajectory_svg(trace, threshold, ident="trajectory-c", marked=marked, compact=True),
+    )
+
+
+@register.filter
+def trainee_summary(audit):
+    from supervision.trajectory.display import trainee_summary as summary
+
+    return summary(audit)
+
+
+@register.simple_tag
 def stage_strip(stages):
-    return mark_safe(charts.stage_strip_svg(stages or []))
+    stages = list(stages or [])
+    return _wide_and_compact(charts.stage_strip_svg(stages), charts.stage_strip_svg(stages, compact=True))
 
 
 def palette_stylesheet() -> str:
@@ -71,3 +109,8 @@ def technique_ko(code):
     if code in presentation.TECHNIQUE_KO:
         return f"{presentation.TECHNIQUE_KO[code]} ({code})"
     return code
+
+
+@register.filter
+def tag_status_ko(status):
+    return presentation.TAG_STATUS_KO.get(status or "", status)

@@ -21,6 +21,20 @@ from supervision.trajectory.services import trajectory_audit_sessions
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
 LAPTOP = {"width": 1366, "height": 900}
 TABLET = {"width": 820, "height": 1180}
+PHONE = {"width": 390, "height": 844}
+# Smallest rendered size of any visible chart text, and elements wider than their box.
+MEASURE_PHONE = """() => {
+  let smallest = 99;
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const shown = svg.getBoundingClientRect().width;
+    if (!shown) continue;
+    const scale = shown / svg.viewBox.baseVal.width;
+    for (const t of svg.querySelectorAll('text')) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize) * scale);
+  }
+  const clipped = [...document.querySelectorAll('.compare > div, .compare dd')].filter(e => e.scrollWidth > e.clientWidth + 1).length;
+  const codes = [...document.querySelectorAll('.code, .session-code')].filter(e => e.getClientRects().length > 1).length;
+  return {smallest, clipped, codes, pageWidth: document.documentElement.scrollWidth};
+}"""
 
 pytestmark = browser_marks()
 
@@ -90,6 +104,25 @@ def test_a_trainee_reads_a_critique_and_replies(browser, live_server, cast, http
     assert page.get_by_role("heading", name="로그인").is_visible()
     page.goto(f"{live_server.url}/feedback/")
     assert page.url.startswith(f"{live_server.url}/accounts/login/?next=")
+    context.close()
+
+
+def test_a_trainees_pages_read_at_phone_width(browser, live_server, cast, http_settings, csp_violations):
+    own = make_session("WEB_P1", 16, trainee="trainee_a")
+    gauge_compute(day=datetime.date(2026, 11, 2))
+    trajectory_audit_sessions(session_ids=[own.pk])
+    context = csp_violations(browser.new_context(viewport=PHONE, locale="ko-KR"))
+    page = context.new_page()
+    browser_log_in(page, live_server.url, "trainee_a")
+    page.wait_for_url(f"{live_server.url}/feedback/")
+    for url in ("/feedback/", f"/feedback/sessions/{own.pk}/"):
+        page.goto(f"{live_server.url}{url}")
+        measured = page.evaluate(MEASURE_PHONE)
+        assert measured["smallest"] >= 11, (url, measured)  # chart text never shrinks below 11 px
+        assert measured["pageWidth"] <= PHONE["width"], (url, measured)
+        assert measured["clipped"] == 0 and measured["codes"] == 0, (url, measured)
+    page.locator(".compare").first.scroll_into_view_if_needed()
+    page.screenshot(path=SHOTS / "session-phone.png", full_page=False)
     context.close()
 
 

@@ -1,11 +1,11 @@
 """The trainee pages: access per CONTRACT §5, what they show, read markers, replies, query counts."""
 
 import datetime
+import re
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils.html import escape
 
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.feedback.tests.factories import make_session
@@ -141,18 +141,70 @@ def test_it_draws_the_gauge_and_trend_from_the_nightly_snapshots(client, cast, s
     for day in (datetime.date(2026, 11, 2), datetime.date(2026, 11, 10)):
         gauge_compute(day=day)
     page = client.get("/feedback/").content.decode()
-    assert 'aria-labelledby="gauge-t gauge-d"' in page
+    assert f'aria-labelledby="gauge-{cast.trainee_a.pk}-0-t gauge-{cast.trainee_a.pk}-0-d"' in page
     assert 'aria-labelledby="trend-t trend-d"' in page
     assert "<td>과다</td>" in page  # the table alternative: reflection-only counselor turns overuse RELATIONAL
 
 
-def test_it_plots_each_audit_window(client, cast, sessions):
+def test_it_plots_a_sessions_windows_as_one_chart_in_plain_korean(client, cast, sessions):
     trajectory_audit_sessions(session_ids=[sessions["a"].pk])
     windows = TrajectoryAudit.objects.filter(session=sessions["a"]).order_by("window_index")
     assert windows.count() == 2  # 12 turns: windows of 10 with stride 5
     page = log_in(client, cast.trainee_a).get(f"/feedback/sessions/{sessions['a'].pk}/").content.decode()
-    assert 'id="trajectory-1-t"' in page and 'id="trajectory-2-t"' in page
-    assert escape(windows[0].explanation) in page
+    section = page.split('id="trajectory-title"', 1)[1].split("</section>", 1)[0]
+    # one chart for the session (drawn wide and compact for phones), not one per window
+    assert section.count("<svg") == 2 and 'id="trajectory-t"' in section and 'id="trajectory-c-t"' in section
+    assert f"발화 {windows[0].first_seq}–{windows[0].last_seq}:" in section
+    assert f"발화 {windows[1].first_seq}–{windows[1].last_seq}:" in section
+    for term in ("GED", "penalty_wall", "productive", "neutral", "harmful", "momentum", "valence", "템플릿"):
+        assert term not in re.sub(r"<[^>]*>", " ", section), term  # the words a reader sees
+
+
+def test_it_counts_new_comments_among_the_comments_and_marks_them_all_read(client, cast, sessions):
+    page = log_in(client, cast.trainee_a).get("/feedback/").content.decode()
+    shown = SupervisorComment.objects.filter(turn__session=sessions["a"], is_suggestion=False).count()
+    row = page.split("PAGE_A1", 1)[1].split("</tr>", 1)[0]
+    assert f"<td>{shown}</td>" in row and f"새 논평 {shown}" in row  # the same comments, all unread
+    assert "모두 읽음" in page
+    response = client.post("/feedback/comments/read-all/")
+    assert response.status_code == 302 and response["Location"] == "/feedback/"
+    assert CommentRead.objects.filter(user=cast.trainee_a).count() == shown
+    page = client.get("/feedback/").content.decode()
+    assert "새 논평 " not in page and "모두 읽음" not in page
+
+
+def test_mark_all_read_leaves_other_trainees_comments_alone(client, cast, sessions):
+    log_in(client, cast.trainee_a)
+    assert client.post("/feedback/comments/read-all/", {"session": sessions["b"].pk}).status_code == 404
+    log_in(client, cast.supervisor_b).post("/feedback/comments/read-all/")
+    assert not CommentRead.objects.exists()
+
+
+def test_a_supervisor_sees_their_trainees_gauges_and_no_new_comments_of_their_own(client, cast, sessions):
+    gauge_compute(day=datetime.date(2026, 11, 10))
+    page = log_in(client, cast.supervisor_a).get("/feedback/").content.decode()
+    assert "아직 계산된 검토 지표가 없습니다" not in page
+    assert 'aria-labelledby="gauge-' in page and "<h3" in page and "trainee_a" in page
+    assert "trainee_b" not in page  # another supervisor's trainee
+    assert "새 논평" not in page and "그중 수련생 미확인" in page and "미확인 3" in page
+    CommentRead.objects.bulk_create(
+        CommentRead(comment=c, user=cast.trainee_a)
+        for c in SupervisorComment.objects.filter(turn__session=sessions["a"], is_suggestion=False)
+    )
+    assert "미확인 3" not in client.get("/feedback/").content.decode()
+
+
+def test_the_supervisors_dashboard_reads_gauges_in_a_constant_number_of_queries(
+    client, cast, django_assert_num_queries
+):
+    make_session("PAGE_G1", 6, trainee="trainee_a")
+    gauge_compute(day=datetime.date(2026, 11, 10))
+    log_in(client, cast.staff)
+    expected = count_queries(client, "/feedback/")
+    make_session("PAGE_G2", 6, trainee="trainee_b")
+    gauge_compute(day=datetime.date(2026, 11, 11))
+    with django_assert_num_queries(expected):
+        assert "trainee_b" in client.get("/feedback/").content.decode()
 
 
 def count_queries(client, url):

@@ -29,8 +29,21 @@ def test_it_lists_a_supervisors_trainees_with_the_figures_readable(fixture_sessi
     assert {s.trainee.username for s in page.context["cl"].result_list} == {"trainee_a"}
     html = page.content.decode()
     assert "RELA 0.54↑" in html  # trainee-wide RELATIONAL 7/13 over its band
-    assert "1.50 fair" in html
+    assert "1.50 적정" in html
     assert "0.25–0.45" in html
+
+
+def test_its_change_page_shows_the_trainees_chart_and_tables_not_json(fixture_sessions, client):
+    gauge_compute(day=DAY)
+    snapshot = GaugeSnapshot.objects.get(session=None, trainee=fixture_sessions.trainee_a)
+    page = log_in(client, "supervisor_a").get(reverse("admin:gauge_gaugesnapshot_change", args=[snapshot.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'class="chart"' in html and "기법 군집 비율과 목표 범위" in html  # the trainee's server-drawn chart
+    assert '공감 <span class="code">empathy</span>' in html  # technique table with Korean names
+    assert '{"RELATIONAL"' not in html and "&quot;RELATIONAL&quot;" not in html
+    transitions = snapshot.client_state_transitions
+    assert transitions and "&gt;" not in html.split("상태 전이", 1)[1]  # transitions as rows, not "a>b" JSON keys
 
 
 def test_its_changelist_runs_the_same_queries_for_more_rows(fixture_sessions, client, django_assert_num_queries):

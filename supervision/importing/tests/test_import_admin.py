@@ -118,3 +118,74 @@ def test_the_export_action_downloads_the_selected_sessions(staff_client, tmp_pat
     body = b"".join(csv_response.streaming_content).decode("utf-8-sig")
     assert body.splitlines()[0].startswith("session,utterance_id,seq")
     assert "ADM3-K-001" in body
+
+
+def test_the_preview_shows_session_codes_the_trainee_and_the_resolved_labels(staff_client, tmp_path):
+    rows = session_rows("ADM5", 6, {2: {6: "홀딩"}})
+    page = staff_client.get(_upload(staff_client, tmp_path, "labels.xlsx", KOREAN_HEADER, rows)["Location"])
+    html = page.content.decode()
+    sessions = html.split('id="import-sessions"', 1)[1].split("</table>", 1)[0]
+    assert "<code>ADM5</code>" in sessions and "trainee_a" in sessions
+    assert "반영 <code>reflection</code> ×2" in sessions  # the surface name, resolved to its code
+    assert "홀딩 <code>holding</code> ×1" in sessions
+    assert "affect_contact</code> ×3" in sessions
+
+
+def test_the_done_page_tells_about_the_nightly_gauge_and_links_onwards(staff_client, cast, tmp_path, monkeypatch):
+    queued = []
+    monkeypatch.setattr("supervision.gauge.tasks.queue_nightly_reviews", lambda days: queued.append(days) or 1)
+    job_url = _upload(staff_client, tmp_path, "done.xlsx", ENGLISH_HEADER, session_rows("ADM6", 4))["Location"]
+    staff_client.post(job_url)
+    html = staff_client.get(job_url).content.decode()
+    assert "매일 밤" in html and "지금 다시 계산" in html
+    session = Session.objects.get(code="ADM6")
+    sessions_link = reverse("admin:supervision_session_changelist") + f"?id__in={session.pk}"
+    assert f'href="{sessions_link}"' in html
+    listing = staff_client.get(sessions_link)
+    assert [s.code for s in listing.context["cl"].result_list] == ["ADM6"]
+    job = ImportJob.objects.get(filename="done.xlsx")
+    recompute = staff_client.post(reverse("admin:supervision_session_import_recompute", args=[job.pk]))
+    assert recompute.status_code == 302 and len(queued) == 1
+    jobs_list = staff_client.get(reverse("admin:importing_importjob_changelist")).content.decode()
+    assert f'href="{job_url}"' in jobs_list
+
+
+def test_supervisors_cannot_recompute_from_an_import_job(client, cast, tmp_path):
+    job = ImportJob.objects.create(filename="x.csv", size=1, data=b"x", created_by=cast.staff)
+    assert client.login(username="supervisor_a", password=PASSWORD)
+    assert client.post(reverse("admin:supervision_session_import_recompute", args=[job.pk])).status_code == 403
+
+
+def test_the_export_opens_like_the_template_and_gives_korean_headers_when_asked(staff_client, tmp_path):
+    rows = session_rows("ADM7", 2)
+    for row in rows:
+        row.extend(["", "", "trainee_a", "2026-11-05"])
+    header = [*ENGLISH_HEADER, "rationale", "critique", "trainee", "held_on"]
+    _upload(staff_client, tmp_path, "dated.xlsx", header, rows)
+    staff_client.post(reverse("admin:supervision_session_import_job", args=[ImportJob.objects.latest("created_at").pk]))
+    session = Session.objects.get(code="ADM7")
+    changelist = reverse("admin:supervision_session_changelist")
+
+    plain = staff_client.post(changelist, {"action": "export_xlsx", "_selected_action": [session.pk]})
+    sheet = load_workbook(io.BytesIO(plain.content)).worksheets[0]
+    assert sheet.title == "발화"  # the template's sheet name
+    assert [c.value for c in sheet[1]][:3] == ["session", "utterance_id", "seq"]  # default headers unchanged
+    seq, held_on = sheet.cell(row=3, column=3), sheet.cell(row=3, column=15)
+    assert seq.value == 1 and seq.data_type == "n"
+    assert held_on.is_date and held_on.value.date().isoformat() == "2026-11-05"
+    assert sheet.cell(row=3, column=6).data_type == "s"  # text stays text
+
+    for url, action in ((changelist + "?headers=ko", "export_xlsx"), (changelist, "export_xlsx_ko")):
+        korean = staff_client.post(url, {"action": action, "_selected_action": [session.pk]})
+        assert korean.status_code == 200, url
+        first = [c.value for c in load_workbook(io.BytesIO(korean.content)).worksheets[0][1]]
+        assert first[:3] == ["회기", "발화ID", "순서"]
+    body = staff_client.post(changelist + "?headers=ko", {"action": "export_csv", "_selected_action": [session.pk]})
+    assert b"".join(body.streaming_content).decode("utf-8-sig").startswith("회기,발화ID,순서")
+
+    # What the export wrote imports again unchanged.
+    path = tmp_path / "again.xlsx"
+    path.write_bytes(korean.content)
+    again = staff_client.post(IMPORT_URL, {"file": SimpleUploadedFile("again.xlsx", path.read_bytes())})
+    report = staff_client.get(again["Location"]).context["report"]
+    assert report.get("errors") == [] and (report["created"], report["updated"]) == (0, 0)

@@ -1,5 +1,6 @@
 """The trainee's tag page and declare form, and the supervisors' admin with full history."""
 
+import datetime
 import re
 
 import pytest
@@ -64,6 +65,19 @@ def test_it_lets_a_trainee_declare_a_focus(client, cast, sessions):
     assert "탐색 질문을 늘리겠다" in client.get(PAGE).content.decode()
 
 
+def test_a_first_declaration_shows_at_once_with_its_session_named_by_code_and_date(client, cast, sessions):
+    sessions[0].held_on = datetime.date(2026, 11, 5)
+    sessions[0].save(update_fields=["held_on"])
+    client.force_login(cast.trainee_a)
+    client.post(DECLARE, {"tag": "prioritizes_exploratory", "event": "탐색을 늘리겠다", "session": sessions[0].pk})
+    assert TraineeTag.objects.get().status == Status.OBSERVATION
+    page = client.get("/feedback/").content.decode()
+    assert "탐색을 늘리겠다" in page
+    assert f"{sessions[0].code} (2026-11-05)" in page and f"회기 {sessions[0].pk}" not in page
+    client.force_login(cast.trainee_b)
+    assert "탐색을 늘리겠다" not in client.get("/feedback/").content.decode()
+
+
 def test_it_refuses_a_declaration_it_should_not_record(client, cast):
     other = make_sessions(cast.trainee_b, 1)[0]
     client.force_login(cast.trainee_a)
@@ -81,6 +95,7 @@ def test_it_refuses_a_declaration_it_should_not_record(client, cast):
     assert TagEvidence.objects.count() == 1
     messages = client.get(PAGE).content.decode()
     assert "(tag)" in messages and "(session)" in messages
+    assert "빈 선언은 기록하지 않습니다" in messages
     client.force_login(cast.supervisor_a)
     assert client.post(DECLARE, {"tag": "prioritizes_relational", "event": "y"}).status_code == 403
 
