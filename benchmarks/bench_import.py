@@ -22,24 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
+from supervision.importing.columns import FIELD_NAMES
+
 TURNS_PER_SESSION = 200
-HEADER = [
-    "session",
-    "utterance_id",
-    "seq",
-    "speaker",
-    "stage",
-    "text",
-    "techniques",
-    "client_states",
-    "nonverbal",
-    "dialog_act",
-    "source",
-    "rationale",
-    "critique",
-    "trainee",
-    "held_on",
-]
+HEADER = list(FIELD_NAMES)  # CONTRACT §3, in the template's order
 # Labels as people type them: codes, Korean names, surface labels, spaces and case varied.
 TECHNIQUE_CELLS = [
     "reflection",

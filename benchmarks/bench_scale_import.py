@@ -34,25 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
+from supervision.importing.columns import FIELD_NAMES  # noqa: E402 (plain Python, no Django)
+
 TURNS_PER_SESSION = 200
 SOURCE = "bench_synthetic"
-HEADER = [
-    "session",
-    "utterance_id",
-    "seq",
-    "speaker",
-    "stage",
-    "text",
-    "techniques",
-    "client_states",
-    "nonverbal",
-    "dialog_act",
-    "source",
-    "rationale",
-    "critique",
-    "trainee",
-    "held_on",
-]
+HEADER = list(FIELD_NAMES)  # CONTRACT §3, in the template's order
 # (cell as typed, codes it means): 1.5 links per counselor turn = 0.75 per turn.
 TECHNIQUE_CELLS = [
     ("reflection", ["reflection"]),

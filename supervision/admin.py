@@ -56,6 +56,19 @@ from taxonomy import catalogue
 from taxonomy.models import StageDef
 
 
+class WrittenElsewhereMixin:
+    """Rows that only their service writes: the admin shows them and never adds, changes or deletes one."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class RoleScopedAdmin(admin.ModelAdmin):
     """Limits rows to the trainees the user may see; ``trainee_path`` leads from the row to the trainee."""
 
@@ -769,7 +782,7 @@ class TraineeAssignmentAdmin(ImportMixin, RoleScopedAdmin):
 
 
 @admin.register(LabelChange)
-class LabelChangeAdmin(RoleScopedAdmin):
+class LabelChangeAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
     """The golden labels' history (written by ``supervision.labelling``); read-only."""
 
     trainee_path = "turn__session__trainee"
@@ -778,12 +791,3 @@ class LabelChangeAdmin(RoleScopedAdmin):
     search_fields = ("turn__utterance_id", "note")
     list_select_related = ("turn", "changed_by")
     readonly_fields = list_display
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

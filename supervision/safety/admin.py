@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
+from supervision.admin import WrittenElsewhereMixin
 from supervision.roles import supervises
 from supervision.safety import selectors
 from supervision.safety.models import SafetyReview
@@ -30,7 +31,9 @@ VIEWS = {
 
 
 @admin.register(SafetyReview)
-class SafetyReviewAdmin(admin.ModelAdmin):
+class SafetyReviewAdmin(WrittenElsewhereMixin, admin.ModelAdmin):
+    """Reviews are written by the review form only (through the service), never edited or deleted here."""
+
     def get_urls(self):
         return [
             path(
@@ -40,16 +43,6 @@ class SafetyReviewAdmin(admin.ModelAdmin):
             ),
             *super().get_urls(),
         ]
-
-    # Reviews are written by the review form only (through the service), never edited or deleted here.
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def get_queryset(self, request):
         return selectors.reviews_visible(request.user)

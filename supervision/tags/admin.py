@@ -7,7 +7,7 @@ from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 from import_export.admin import ExportMixin
 
-from supervision.admin import RoleScopedAdmin, trainee_list_filter
+from supervision.admin import RoleScopedAdmin, WrittenElsewhereMixin, trainee_list_filter
 from supervision.models import Session
 from supervision.resources import TraineeTagResource
 from supervision.roles import supervises, trainee_filter
@@ -72,7 +72,7 @@ class ContradictionInline(_AppendOnlyInline):
         return super().get_queryset(request).select_related("recorded_by")
 
 
-class TransitionInline(admin.TabularInline):
+class TransitionInline(WrittenElsewhereMixin, admin.TabularInline):
     model = TagTransition
     fields = ("at", "from_status", "to_status", "reason", "recorded_by")
     readonly_fields = fields
@@ -81,15 +81,6 @@ class TransitionInline(admin.TabularInline):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("recorded_by")
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(TraineeTag)

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from supervision.admin import RoleScopedAdmin, trainee_list_filter
+from supervision.admin import RoleScopedAdmin, WrittenElsewhereMixin, trainee_list_filter
 from supervision.roles import is_supervisor, sees_everything
 from supervision.trajectory.display import trace_svg
 from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
@@ -17,7 +17,7 @@ _LABELS = frozenset(TrajectoryLabel.values)
 
 
 @admin.register(TrajectoryAudit)
-class TrajectoryAuditAdmin(RoleScopedAdmin):
+class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
     trainee_path = "session__trainee"
     list_display = ("session", "window_index", "seq_range", "label_display", "score", "computed_at")
     list_filter = ("label", trainee_list_filter("session__trainee"))
@@ -47,15 +47,6 @@ class TrajectoryAuditAdmin(RoleScopedAdmin):
 
     def has_view_permission(self, request, obj=None):
         return self._may_read(request) or super().has_view_permission(request, obj)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description=_("발화 순서"))
     def seq_range(self, obj):

@@ -8,20 +8,10 @@ from pathlib import Path
 
 from openpyxl import Workbook
 
+from supervision.importing.columns import FIELD_NAMES
+
 KOREAN_HEADER = ["회기", "발화ID", "순서", "화자", "단계", "발화", "기법", "내담자상태", "비언어", "대화행위", "출처"]
-ENGLISH_HEADER = [
-    "session",
-    "utterance_id",
-    "seq",
-    "speaker",
-    "stage",
-    "text",
-    "techniques",
-    "client_states",
-    "nonverbal",
-    "dialog_act",
-    "source",
-]
+ENGLISH_HEADER = list(FIELD_NAMES[: len(KOREAN_HEADER)])
 
 
 def session_rows(code: str, turns: int, overrides: dict | None = None) -> list[list]:
