@@ -68,7 +68,7 @@ bench-load: $(DEV_STAMP)
 bench-gauge: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_gauge.py
 
-# Trajectory audit: accuracy (development files), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
+# Trajectory audit: accuracy (benchmarks/trajectory/: development, blind and generated window files), ablations, throughput.
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py
 
