@@ -143,7 +143,7 @@ def link_labels(cur, where: str, shift: int = 0, ids: list[int] | None = None) -
     cur.execute(
         "INSERT INTO turn_technique (turn_id, label_id) "
         "SELECT t.id, l.id FROM turns t "
-        "JOIN LATERAL (SELECT DISTINCT unnest(CASE WHEN t.id %% 4 = 0 "
+        "JOIN LATERAL (SELECT DISTINCT unnest(CASE WHEN (t.id / 2) %% 2 = 0 "
         "     THEN ARRAY[(t.id + %(shift)s) %% 30, (t.id * 7 + 3 + %(shift)s) %% 30] ELSE ARRAY[(t.id + %(shift)s) %% 30] END) AS k) pick ON true "
         "JOIN technique_label_def l ON l.position = (SELECT min(position) FROM technique_label_def) + pick.k "
         f"WHERE t.speaker = %(counselor)s {where}",
@@ -153,7 +153,7 @@ def link_labels(cur, where: str, shift: int = 0, ids: list[int] | None = None) -
         "INSERT INTO turn_client_state (turn_id, label_id) "
         "SELECT t.id, l.id FROM turns t "
         "JOIN client_state_def l ON l.position = (SELECT min(position) FROM client_state_def) + (t.id + %(shift)s) %% 20 "
-        f"WHERE t.speaker = %(client)s AND t.id %% 10 < 7 {where}",
+        f"WHERE t.speaker = %(client)s AND (t.id / 2) %% 10 < 7 {where}",
         {"shift": shift, "client": catalogue.CLIENT, "ids": ids},
     )  # fmt: skip
 
