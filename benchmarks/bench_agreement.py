@@ -38,7 +38,7 @@ from django.db import connection  # noqa: E402
 
 from supervision.agreement import services  # noqa: E402
 from supervision.agreement.reading import read_run  # noqa: E402
-from supervision.importing.service import import_transcripts  # noqa: E402
+from supervision.importing.services import import_transcripts  # noqa: E402
 from supervision.models import Session, Turn  # noqa: E402
 from taxonomy import catalogue  # noqa: E402
 

@@ -66,7 +66,7 @@ def run(turns: int, repeat: int) -> None:
 
     from supervision import selectors
     from supervision.api.serializers import SessionDetailSerializer
-    from supervision.importing.service import import_transcripts
+    from supervision.importing.services import import_transcripts
     from supervision.roles import Role
     from supervision.services import portal_user_create_or_update
     from taxonomy.seeding import sync_catalogue

@@ -169,7 +169,7 @@ def main() -> None:
     from django.conf import settings
     from django.db import connection
 
-    from supervision.importing.service import import_file
+    from supervision.importing.services import import_file
     from supervision.models import Session
 
     if connection.vendor != "postgresql":

@@ -33,7 +33,7 @@ queue_follow_up_jobs_without_running_them()
 from django.core.management import call_command  # noqa: E402
 
 from supervision.importing.readers import read_jsonl  # noqa: E402
-from supervision.importing.service import import_transcripts  # noqa: E402
+from supervision.importing.services import import_transcripts  # noqa: E402
 from supervision.models import Session  # noqa: E402
 
 TURNS = 10_000
