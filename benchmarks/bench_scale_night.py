@@ -118,7 +118,7 @@ def build(args) -> None:
             "suggestion_key, created_at, updated_at) "
             "SELECT t.id, 'critique', '합성 논평', jsonb_build_object('severity', (ARRAY['minor','moderate','major'])[1 + t.id %% 3], "
             "'dimension', 'bench', 'expected', 'cognitive_restructuring', 'actual', 'validation'), 'supervisor', false, '', "
-            "now(), now() FROM turns t WHERE t.speaker = %s AND t.id %% 200 = 0",
+            "now(), now() FROM turns t WHERE t.speaker = %s AND (t.id / 2) %% 100 = 0",
             [catalogue.COUNSELOR],
         )  # fmt: skip
         cur.execute("ANALYZE")

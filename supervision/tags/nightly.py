@@ -18,6 +18,7 @@ snapshots, and equals a full recompute (``full=True``: every snapshot of the day
 from __future__ import annotations
 
 import datetime
+import itertools
 
 from django.db import connection, transaction
 
@@ -66,18 +67,22 @@ def tags_nightly(*, day: datetime.date, full: bool = False) -> dict:
     def feed(rows: list[tuple], record: str) -> dict[str, int]:
         counts = {"evidence": 0, "contradictions": 0}
         snapshots = GaugeSnapshot.objects.in_bulk([row[0] for row in rows])
-        for snapshot_id, session_id, trainee_id, *_ in rows:
-            if snapshot_id not in serialized:
-                serialized[snapshot_id] = GaugeSnapshotSerializer(snapshots[snapshot_id]).data
-            done = tags_record_gauge_evidence(
-                trainee_id=trainee_id,
-                session_id=session_id,
-                snapshot=serialized[snapshot_id],
-                day=day,
-                record=record,
-            )
-            for key in counts:
-                counts[key] += done.get(key, 0)
+        # One transaction per trainee (rows come ordered by trainee): a commit per snapshot cost more than
+        # the snapshot's own work on a first night, and a trainee's tags are locked only while theirs run.
+        for _trainee, group in itertools.groupby(rows, key=lambda row: row[2]):
+            with transaction.atomic():
+                for snapshot_id, session_id, trainee_id, *_ in group:
+                    if snapshot_id not in serialized:
+                        serialized[snapshot_id] = GaugeSnapshotSerializer(snapshots[snapshot_id]).data
+                    done = tags_record_gauge_evidence(
+                        trainee_id=trainee_id,
+                        session_id=session_id,
+                        snapshot=serialized[snapshot_id],
+                        day=day,
+                        record=record,
+                    )
+                    for key in counts:
+                        counts[key] += done.get(key, 0)
         return counts
 
     evidence = feed(changed, "evidence")

@@ -458,7 +458,9 @@ def tags_record_gauge_evidence(
             catalogue.RQ_BELOW_FAIR, "반영 대 질문 비율이 양호(2:1 이상)였음", ContradictionSeverity.MEDIUM, rq_detail
         )
 
-    skipped = session_skips_risk_assessment(session_id)
+    # the events are read only when they can add something: evidence, or a contradiction of an existing tag
+    wanted = record != "contradictions" or catalogue.SKIPS_RISK_ASSESSMENT in existing
+    skipped = session_skips_risk_assessment(session_id) if wanted else None
     if skipped is True:
         evidence(catalogue.SKIPS_RISK_ASSESSMENT, "안전 핵심 내담자 상태가 나왔으나 위험사정 발화가 없었음", {})
     elif skipped is False:

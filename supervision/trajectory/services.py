@@ -47,7 +47,7 @@ WINDOW_TURNS = 10
 WINDOW_STRIDE = 5
 BATCH_SESSIONS = 200
 # Below this many sessions, starting worker processes costs more than it saves.
-POOL_MIN_SESSIONS = 40
+POOL_MIN_SESSIONS = 10
 
 # The columns written by COPY, in the order audit_rows() gives them.
 _COLUMNS = (
