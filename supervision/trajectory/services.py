@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from supervision.exporting import label_codes_by_turn
@@ -205,6 +205,8 @@ def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, 
 def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:
     """One transaction: COPY the rows into a staging table, upsert them (a window keeps its row id), drop
     windows beyond each session's count, and record the revision the audits were computed from."""
+    if connection.vendor != "postgresql":
+        return _store_portably(batch, revisions, version)
     columns = ", ".join(_COLUMNS)
     updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[2:])
     session_ids = list(batch.kept)
@@ -234,6 +236,32 @@ def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRu
             [version, session_ids, [revisions[s] for s in session_ids]],
         )
     return AuditRunSummary(sessions=len(session_ids), windows=len(batch.rows), turns=batch.turns, removed=removed)
+
+
+def _store_portably(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:
+    """``_store`` for the embedded SQLite of ``make run`` (no COPY, no arrays): an ORM upsert."""
+    rows = [
+        TrajectoryAudit(**dict(zip(_COLUMNS, row, strict=True)))
+        for row in batch.rows
+        if row[0] in revisions  # joined to the sessions read, as the COPY path joins to sessions
+    ]
+    for row in rows:  # the ORM writes JSON fields from Python values, not from JSON text
+        row.states, row.sycophancy_turns = json.loads(row.states), json.loads(row.sycophancy_turns)
+    with transaction.atomic():
+        TrajectoryAudit.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=["session", "window_index"], update_fields=list(_COLUMNS[2:])
+        )
+        stale = models.Q(pk__in=[])
+        for session_id, count in batch.kept.items():
+            stale |= models.Q(session_id=session_id, window_index__gte=count)
+        removed, _ = TrajectoryAudit.objects.filter(stale).delete()
+        AuditedRevision.objects.bulk_create(
+            [AuditedRevision(session_id=s, revision=revisions[s], engine_version=version) for s in batch.kept],
+            update_conflicts=True,
+            unique_fields=["session"],
+            update_fields=["revision", "engine_version"],
+        )
+    return AuditRunSummary(sessions=len(batch.kept), windows=len(rows), turns=batch.turns, removed=removed)
 
 
 def _batches(ids: Iterable[int], size: int) -> Iterable[list[int]]:
