@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-load bench-scale-import
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-load bench-scale bench-scale-import bench-scale-night
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -74,10 +74,19 @@ bench-load: $(DEV_STAMP)
 bench-gauge: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_gauge.py
 
-# Trajectory audit: accuracy (development files), ablation table and throughput (finds ../shared/data/trajectory_dev.jsonl).
+# Trajectory audit: accuracy (benchmarks/trajectory/: development, blind and generated window files), ablations, throughput.
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py
 
 # Agreement: scoring a 100,000-turn annotation run vs json.loads of the file + one SQL read of the golden labels.
 bench-agreement: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_agreement.py
+
+# The whole nightly job over 500,000 realistic turns (1,000 sessions), step by step: first night, a quiet night, an
+# ordinary night after 2 % of the sessions were re-imported, against one GROUP BY; then audit_trajectories --input
+# on 6,000 ten-turn windows. Sizes: BENCH_ARGS="--sessions 200 --turns-per-session 500".
+bench-scale-night: $(STAMP)
+	DATABASE_URL=$${BENCH_DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_scale_night.py $(BENCH_ARGS)
+
+# Issue 19's whole picture in one run: the imports against both COPY floors, then the nights and the audit command.
+bench-scale: bench-scale-import bench-scale-night

@@ -2,28 +2,18 @@
 
 Usage (from the repo root):
     make bench-audit
-    python benchmarks/bench_audit.py [--dev ../shared/data/trajectory_dev.jsonl] [--windows 4000]
+    python benchmarks/bench_audit.py [--dev benchmarks/trajectory/development-1.jsonl] [--windows 4000]
 
 Nothing here tunes anything: thresholds come from data/model.json, set with benchmarks/tune_audit.py on the
-ten hand-written files (shared trajectory_dev.jsonl, windows_heldout_handwritten.jsonl, windows_heldout_v2
-... _v9.jsonl); its leave-one-file-out figure (thresholds picked on nine files, scored on the tenth) is the
-cross-validated one and the figure to judge a change by. The lexicon and score terms were shaped by
-studying the errors on these files and on windows_heldout.jsonl, so every figure here is a development figure.
+ten hand-written development files (benchmarks/trajectory/development-1 ... -10.jsonl); its leave-one-file-out
+figure (thresholds picked on nine files, scored on the tenth) is the cross-validated one and the figure to
+judge a change by. The lexicon and score terms were shaped by studying the errors on these files and on the
+generator-made ones, so every figure here except the blind one is a development figure.
 
-v2 ... v9 were each written by hand by a separate author blind to the engine and measured once blind:
-v2 0.778, v3 0.772 (unlabelled 0.660, partly labelled 0.713, fully labelled 0.947), v4 0.622 (0.396 / 0.659 /
-0.836), v5 0.753 (0.674 / 0.828 / 0.772), v6 0.761 (0.704 / 0.836 / 0.768), v7 0.750 (0.611 / 0.665 /
-1.000), v8 0.749 (0.575 / 0.944 / 0.775; the same engine as v7, so v7 + v8 were 120 blind windows for it:
-0.750), v9 0.785 (0.703 / 0.830 / 0.831; Korean 0.833, English 0.740; ablations all lower than full:
-symmetric 0.754, without momentum 0.666, without wall 0.712, labels only 0.540, text only 0.673, without
-counselor terms 0.748). All are DEVELOPMENT data now: v9 joined the threshold fit and the ten-file
-cross-validation, and the axis-drift term and the passive-death-wish lexicon family that followed were
-judged on the ten-file CV.
-
-The held-out figure is windows_heldout_v10.jsonl (60 windows), written by hand by another separate author
-blind to the engine, its data files and every other window file, while the engine was being reworked by an
-author who never opened it; measured once after both were merged. Section (a) and the ablations run on it,
-split by how much of each window is labelled and by language.
+The held-out figure is blind-1.jsonl (60 windows), written by hand by an author blind to the engine, its data
+files and every other window file; measured once. Section (a) and the ablations run on it, split by how much
+of each window is labelled and by language. What each file is and the figures each development file had when
+it was still blind: benchmarks/trajectory/README.md.
 """
 
 from __future__ import annotations
@@ -45,19 +35,14 @@ from supervision.trajectory.engine.audit import audit_windows  # noqa: E402
 from supervision.trajectory.engine.config import AuditConfig  # noqa: E402
 from supervision.trajectory.engine.io import audit_jsonl  # noqa: E402
 
-DATA = ROOT / "supervision/trajectory/data"
-TUNE = DATA / "windows_tune.jsonl"
-HELDOUT = DATA / "windows_heldout.jsonl"  # generator-made; used for error analysis since, so development data
-HANDWRITTEN = DATA / "windows_heldout_handwritten.jsonl"  # hand-written; error analysis since, development data
-HELDOUT_V2 = DATA / "windows_heldout_v2.jsonl"  # hand-written; held out once (0.778), development data since
-HELDOUT_V3 = DATA / "windows_heldout_v3.jsonl"  # hand-written blind; measured once (0.772), development since
-HELDOUT_V4 = DATA / "windows_heldout_v4.jsonl"  # hand-written blind; measured once (0.622), development since
-HELDOUT_V5 = DATA / "windows_heldout_v5.jsonl"  # hand-written blind; measured once (0.753), development since
-HELDOUT_V6 = DATA / "windows_heldout_v6.jsonl"  # hand-written blind; measured once (0.761), development since
-HELDOUT_V7 = DATA / "windows_heldout_v7.jsonl"  # hand-written blind; measured once (0.750), development since
-HELDOUT_V8 = DATA / "windows_heldout_v8.jsonl"  # hand-written blind; measured once (0.749), development since
-HELDOUT_V9 = DATA / "windows_heldout_v9.jsonl"  # hand-written blind; measured once (0.785), development since
-HELDOUT_V10 = DATA / "windows_heldout_v10.jsonl"  # hand-written blind to the engine: the held-out set
+WINDOWS = ROOT / "benchmarks/trajectory"  # the labelled window files; their history: benchmarks/trajectory/README.md
+GENERATED_TUNE = WINDOWS / "generated-tune.jsonl"  # generator-made (make_windows.py); error analysis
+GENERATED_CHECK = WINDOWS / "generated-check.jsonl"  # generator-made; error analysis since, development data
+# The ten hand-written development files, in the order they were written: the threshold fit and the
+# leave-one-file-out cross-validation (tune_audit.py) use all ten.
+DEV = [WINDOWS / f"development-{k}.jsonl" for k in range(1, 11)]
+DEV_1, DEV_2, DEV_3, DEV_4, DEV_5, DEV_6, DEV_7, DEV_8, DEV_9, DEV_10 = DEV
+BLIND_1 = WINDOWS / "blind-1.jsonl"  # hand-written blind to the engine: the held-out set
 ABLATIONS: list[tuple[str, AuditConfig]] = [
     ("full", AuditConfig()),
     ("symmetric distance", AuditConfig(symmetric_distance=True)),
@@ -67,15 +52,6 @@ ABLATIONS: list[tuple[str, AuditConfig]] = [
     ("text only", AuditConfig(use_labels=False)),
     ("without counselor terms", AuditConfig(counselor_terms=False)),
 ]
-
-
-def _default_dev() -> Path:
-    """../shared/data/trajectory_dev.jsonl from the repo root; a git worktree sits one level deeper."""
-    for base in (ROOT.parent, ROOT.parent.parent):
-        cand = base / "shared/data/trajectory_dev.jsonl"
-        if cand.exists():
-            return cand
-    return ROOT.parent / "shared/data/trajectory_dev.jsonl"
 
 
 def evaluate(windows: list[dict[str, Any]], config: AuditConfig) -> tuple[float, dict[str, float]]:
@@ -137,17 +113,17 @@ def best_of(fn: Callable[[], object], runs: int = 3, clock: Callable[[], float] 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dev", default=str(_default_dev()))
+    ap.add_argument("--dev", default=str(DEV_1))
     ap.add_argument("--windows", type=int, default=4000)
     args = ap.parse_args()
 
-    heldout, handwritten, v2 = load_windows(HELDOUT), load_windows(HANDWRITTEN), load_windows(HELDOUT_V2)
-    v3, v4, v5 = load_windows(HELDOUT_V3), load_windows(HELDOUT_V4), load_windows(HELDOUT_V5)
-    v6, v7, v8 = load_windows(HELDOUT_V6), load_windows(HELDOUT_V7), load_windows(HELDOUT_V8)
-    v9, v10 = load_windows(HELDOUT_V9), load_windows(HELDOUT_V10)
-    print("== (a) held-out: windows_heldout_v10.jsonl; thresholds from the ten hand-written development files")
-    print("       (benchmarks/tune_audit.py), v10 not among them")
-    report("held-out v10", v10)
+    heldout, handwritten, v2 = load_windows(GENERATED_CHECK), load_windows(DEV_2), load_windows(DEV_3)
+    v3, v4, v5 = load_windows(DEV_4), load_windows(DEV_5), load_windows(DEV_6)
+    v6, v7, v8 = load_windows(DEV_7), load_windows(DEV_8), load_windows(DEV_9)
+    v9, v10 = load_windows(DEV_10), load_windows(BLIND_1)
+    print("== (a) held-out: blind-1.jsonl; thresholds from the ten hand-written development files")
+    print("       (benchmarks/tune_audit.py), blind-1 not among them")
+    report("blind-1", v10)
     for part, windows in _by_labelling(v10).items():
         report(f"  {part}", windows)
     for language, windows in _by_language(v10).items():
@@ -159,24 +135,24 @@ def main() -> None:
         row = [sum(1 for x, y in zip(gold, pred, strict=True) if x == g and y == p) for p in LABELS]
         print(f"  {g:<10}" + "".join(f"{n:>6}" for n in row))
     print("\n== development rows (rules shaped by error analysis on these; not held out)")
-    report("tune (generator-made)", load_windows(TUNE))
+    report("generated-tune", load_windows(GENERATED_TUNE))
     dev_path = Path(args.dev)
     if dev_path.exists():
-        report("dev (shared)", load_windows(dev_path))
+        report("development-1", load_windows(dev_path))
     else:
         print(f"dev set not found at {dev_path}; skipped")
-    report("older generator file", heldout)
-    report("older handwritten file", handwritten)
-    report("v2 (held out once: 0.778)", v2)
-    report("v3 (held out once: 0.772)", v3)
-    report("v4 (held out once: 0.622)", v4)
-    report("v5 (held out once: 0.753)", v5)
-    report("v6 (held out once: 0.761)", v6)
-    report("v7 (held out once: 0.750)", v7)
-    report("v8 (held out once: 0.749)", v8)
-    report("v9 (held out once: 0.785)", v9)
+    report("generated-check", heldout)
+    report("development-2", handwritten)
+    report("development-3 (blind once: 0.778)", v2)
+    report("development-4 (blind once: 0.772)", v3)
+    report("development-5 (blind once: 0.622)", v4)
+    report("development-6 (blind once: 0.753)", v5)
+    report("development-7 (blind once: 0.761)", v6)
+    report("development-8 (blind once: 0.750)", v7)
+    report("development-9 (blind once: 0.749)", v8)
+    report("development-10 (blind once: 0.785)", v9)
 
-    print("\n== (b) ablations on held-out v10 (macro-F1, per-class F1)")
+    print("\n== (b) ablations on blind-1 (macro-F1, per-class F1)")
     print(f"{'':<28} {'macro-F1':>8}  " + "  ".join(f"{c:>10}" for c in LABELS))
     for name, cfg in ABLATIONS:
         macro, per = evaluate(v10, cfg)

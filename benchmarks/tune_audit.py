@@ -1,16 +1,9 @@
 """Set the two label thresholds on the hand-written files, with a leave-one-file-out cross-validated figure.
 
-The thresholds used to be grid-searched on windows_tune.jsonl, which the generator writes with strong lexical
-signals; on hand-written windows the scores sit closer to zero, so those thresholds labelled real (mildly
-worded) improvement and deterioration neutral. They are now chosen on the ten hand-written files:
-
-    ../shared/data/trajectory_dev.jsonl, data/windows_heldout_handwritten.jsonl, data/windows_heldout_v2.jsonl,
-    data/windows_heldout_v3.jsonl, data/windows_heldout_v4.jsonl, data/windows_heldout_v5.jsonl,
-    data/windows_heldout_v6.jsonl, data/windows_heldout_v7.jsonl, data/windows_heldout_v8.jsonl,
-    data/windows_heldout_v9.jsonl
-
-(v2 ... v9 were each measured once blind, 0.778 / 0.772 / 0.622 / 0.753 / 0.761 / 0.750 / 0.749 / 0.785, and
-are development data since.) Not used: windows_tune.jsonl and windows_heldout.jsonl (generator-made).
+The thresholds are chosen on the ten hand-written development files, benchmarks/trajectory/development-1.jsonl
+... development-10.jsonl (the generator-made generated-tune.jsonl and generated-check.jsonl are not used: their
+strong lexical signals put thresholds too far out for hand-written windows; history in
+benchmarks/trajectory/README.md).
 
 Objective: the mean of the per-file macro-F1 (each file counts the same however long it is), smoothed over
 the neighbouring grid points (+-0.04) so the pick sits inside a plateau rather than on the edge of one
@@ -42,16 +35,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_audit import (  # noqa: E402
-    HANDWRITTEN,
-    HELDOUT_V2,
-    HELDOUT_V3,
-    HELDOUT_V4,
-    HELDOUT_V5,
-    HELDOUT_V6,
-    HELDOUT_V7,
-    HELDOUT_V8,
-    HELDOUT_V9,
-    _default_dev,
+    DEV_1,
+    DEV_2,
+    DEV_3,
+    DEV_4,
+    DEV_5,
+    DEV_6,
+    DEV_7,
+    DEV_8,
+    DEV_9,
+    DEV_10,
 )
 from benchmarks.common import LABELS, f1_scores, is_korean, load_windows  # noqa: E402
 from supervision.trajectory.engine.audit import audit_windows  # noqa: E402
@@ -132,16 +125,16 @@ def pick(files: Sequence[Scored]) -> tuple[float, float, float]:
 
 def hand_written_files() -> dict[str, Path]:
     return {
-        "dev (shared)": _default_dev(),
-        "handwritten": HANDWRITTEN,
-        "v2": HELDOUT_V2,
-        "v3": HELDOUT_V3,
-        "v4": HELDOUT_V4,
-        "v5": HELDOUT_V5,
-        "v6": HELDOUT_V6,
-        "v7": HELDOUT_V7,
-        "v8": HELDOUT_V8,
-        "v9": HELDOUT_V9,
+        "dev (shared)": DEV_1,
+        "handwritten": DEV_2,
+        "v2": DEV_3,
+        "v3": DEV_4,
+        "v4": DEV_5,
+        "v5": DEV_6,
+        "v6": DEV_7,
+        "v7": DEV_8,
+        "v8": DEV_9,
+        "v9": DEV_10,
     }
 
 

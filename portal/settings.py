@@ -4,6 +4,7 @@ See README.md ("Configuration") for the variables and their defaults.
 """
 
 import datetime
+import os
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -306,6 +307,9 @@ NIGHTLY_REVIEW_STEPS = (
     "supervision.trajectory.services.trajectory_nightly",
     "supervision.safety.services.safety_nightly",
 )
+# Worker processes the trajectory audit spreads many sessions over (a first night, a new engine version);
+# a night with few changed sessions runs in one process.
+TRAJECTORY_AUDIT_PROCESSES = env_int("TRAJECTORY_AUDIT_PROCESSES", os.cpu_count() or 1, minimum=1)
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=5)
 # First wait before the nightly task retries after a lost database connection (doubling, up to 30 min).

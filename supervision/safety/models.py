@@ -43,3 +43,22 @@ class SafetyReview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.turn_id}:{self.state_id}"
+
+
+class SuggestedRevision(models.Model):
+    """The revision of a session's rows (``gauge.SessionRevision``, kept by database triggers on turns,
+    labels and accepted comments) and the ``SAFETY_RESPONSE_TURNS`` its safety suggestions were last made
+    from. The nightly step looks again only at sessions whose revision is newer, so its cost follows what
+    changed. (A dismissal needs no new look: a dismissed suggestion never comes back.)"""
+
+    session = models.OneToOneField("supervision.Session", on_delete=models.CASCADE, primary_key=True, related_name="+")
+    revision = models.BigIntegerField()
+    response_turns = models.PositiveIntegerField()
+
+    class Meta:
+        db_table = "safety_suggested_revision"
+        verbose_name = "안전 제안을 만든 회기 개정"
+        verbose_name_plural = "안전 제안을 만든 회기 개정"
+
+    def __str__(self) -> str:
+        return f"{self.session_id}@{self.revision}"

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from supervision import rules
 from supervision.gauge.models import DismissedSuggestion
-from supervision.models import CommentAuthor, CommentKind, Severity, SupervisorComment, TurnClientState
+from supervision.models import CommentAuthor, CommentKind, Session, Severity, SupervisorComment, TurnClientState
 from supervision.roles import supervises
-from supervision.safety.models import SafetyReview
+from supervision.safety.models import SafetyReview, SuggestedRevision
 from supervision.safety.selectors import unanswered_events_with_first_reply
 from supervision.services import ServiceError
 from taxonomy.catalogue import CLIENT_STATES_BY_CODE, RISK_ASSESSMENT_TECHNIQUE
@@ -137,7 +137,48 @@ def safety_suggest(*, session_ids: list[int] | None = None) -> dict[str, int]:
     return {"unanswered": len(events), "suggested": len(fresh), "removed": removed}
 
 
-def safety_nightly(*, day) -> dict[str, int]:
+def safety_nightly(*, day, full: bool = False) -> dict[str, int]:
     """The nightly step (``settings.NIGHTLY_REVIEW_STEPS``): the suggestions of every unanswered event.
-    ``day`` is the run's day; events have no day of their own, so every session is looked at."""
-    return safety_suggest()
+    ``day`` is the run's day; events have no day of their own. Only the sessions whose rows changed since
+    their suggestions were last made (a newer revision mark, see ``SuggestedRevision``) are looked at, or
+    every session with ``full`` (or where there are no revision marks, off PostgreSQL). Adds ``sessions``:
+    how many were looked at."""
+    marks = connection.vendor == "postgresql"
+    # the revisions are read before the events: a write committed since is looked at next night
+    revisions = _session_revisions(changed_only=marks and not full)
+    if marks and not full:
+        if not revisions:
+            return {"sessions": 0, "unanswered": 0, "suggested": 0, "removed": 0}
+        result = safety_suggest(session_ids=sorted(revisions))
+    else:
+        result = safety_suggest()
+    SuggestedRevision.objects.bulk_create(
+        [
+            SuggestedRevision(session_id=sid, revision=rev, response_turns=settings.SAFETY_RESPONSE_TURNS)
+            for sid, rev in revisions.items()
+        ],
+        update_conflicts=True,
+        unique_fields=["session"],
+        update_fields=["revision", "response_turns"],
+        batch_size=5000,
+    )
+    return {"sessions": len(revisions), **result}
+
+
+def _session_revisions(*, changed_only: bool) -> dict[int, int]:
+    """Session id → revision mark (every session, or those changed since their suggestions were made)."""
+    if connection.vendor != "postgresql":
+        return dict.fromkeys(Session.objects.values_list("id", flat=True), 0)
+    sql = (
+        "SELECT s.id, COALESCE(r.revision, 0) FROM sessions s LEFT JOIN gauge_session_revision r ON r.session_id = s.id"
+    )
+    params: list = []
+    if changed_only:
+        sql += (
+            f" LEFT JOIN {SuggestedRevision._meta.db_table} m ON m.session_id = s.id "
+            "WHERE m.session_id IS NULL OR m.revision < COALESCE(r.revision, 0) OR m.response_turns <> %s"
+        )
+        params = [settings.SAFETY_RESPONSE_TURNS]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return dict(cursor.fetchall())

@@ -206,3 +206,23 @@ class TagTransition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_status or '∅'} → {self.to_status}"
+
+
+class FedSession(models.Model):
+    """What the nightly tags step last read for a session: its gauge snapshot's ``figures_digest``, the
+    revision of its rows (``gauge.SessionRevision``: its critiques) and a digest of the trainee's tag names
+    then. A night reads a session's snapshot and critiques again only when one of them changed, so its
+    cost follows what changed, not the size of the history."""
+
+    session = models.OneToOneField("supervision.Session", on_delete=models.CASCADE, primary_key=True, related_name="+")
+    figures_digest = models.CharField(max_length=40)
+    revision = models.BigIntegerField()
+    tags_digest = models.CharField(max_length=32)
+
+    class Meta:
+        db_table = "tags_fed_session"
+        verbose_name = _("태그 단계가 읽은 회기")
+        verbose_name_plural = _("태그 단계가 읽은 회기")
+
+    def __str__(self) -> str:
+        return f"{self.session_id}@{self.revision}"

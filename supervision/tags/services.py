@@ -363,13 +363,23 @@ def session_skips_risk_assessment(session_id: int) -> bool | None:
     return not all(answered)
 
 
+RECORD_PHASES = ("both", "evidence", "contradictions")
+
+
 @transaction.atomic
-def tags_record_gauge_evidence(*, trainee_id: int, session_id: int, snapshot: dict, day: datetime.date) -> dict:
+def tags_record_gauge_evidence(
+    *, trainee_id: int, session_id: int, snapshot: dict, day: datetime.date, record: str = "both"
+) -> dict:
     """Turns one PER-SESSION gauge snapshot (CONTRACT §6 shape) into observed evidence and contradictions.
 
     Idempotent: every event text is derived from the session and the category alone, so a re-run finds
     the rows it wrote. Returns ``{"evidence": n, "contradictions": n}`` counting new rows only.
+    ``record`` is ``"evidence"``, ``"contradictions"`` or ``"both"``: the nightly step records every
+    snapshot's evidence before any contradiction, so a contradiction meets every tag the night created,
+    whatever the order of the snapshots.
     """
+    if record not in RECORD_PHASES:
+        raise ValueError(f"record must be one of {RECORD_PHASES}, not {record!r}")
     if not Session.objects.filter(pk=session_id, trainee_id=trainee_id).exists():
         raise TagInputError("session", f"회기 {session_id}는 수련생 {trainee_id}의 회기가 아닙니다.")
     at = run_moment(day)
@@ -377,6 +387,8 @@ def tags_record_gauge_evidence(*, trainee_id: int, session_id: int, snapshot: di
     counts = {"evidence": 0, "contradictions": 0}
 
     def evidence(tag: str, event: str, detail: dict) -> None:
+        if record == "contradictions":
+            return
         done = tag_evidence_add(
             trainee_id=trainee_id,
             tag=tag,
@@ -390,7 +402,7 @@ def tags_record_gauge_evidence(*, trainee_id: int, session_id: int, snapshot: di
         existing.add(tag)
 
     def contradiction(tag: str, event: str, severity: str, detail: dict) -> None:
-        if tag not in existing:
+        if tag not in existing or record == "evidence":
             return
         done = tag_contradiction_record(
             trainee_id=trainee_id,
@@ -453,7 +465,9 @@ def tags_record_gauge_evidence(*, trainee_id: int, session_id: int, snapshot: di
             rq_detail,
         )
 
-    skipped = session_skips_risk_assessment(session_id)
+    # the events are read only when they can add something: evidence, or a contradiction of an existing tag
+    wanted = record != "contradictions" or catalogue.SKIPS_RISK_ASSESSMENT in existing
+    skipped = session_skips_risk_assessment(session_id) if wanted else None
     if skipped is True:
         evidence(catalogue.SKIPS_RISK_ASSESSMENT, "안전 핵심 내담자 상태가 나왔으나 위험사정 발화가 없었음", {})
     elif skipped is False:

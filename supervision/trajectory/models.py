@@ -51,3 +51,25 @@ class TrajectoryAudit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}#{self.window_index} {self.label}"
+
+
+class AuditedRevision(models.Model):
+    """The revision of a session's rows (``gauge.SessionRevision``, kept by database triggers) and the engine
+    version its stored audits were computed from. The nightly step re-audits a session only when its
+    revision is newer or the engine changed, so a night's cost follows what changed, not the history.
+
+    The revision is read before the session's turns, in the same transaction as the audits are written: a
+    write that commits in between leaves a newer revision, so the next night audits the session again.
+    """
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    revision = models.BigIntegerField()
+    engine_version = models.CharField(max_length=40)
+
+    class Meta:
+        db_table = "trajectory_audited_revision"
+        verbose_name = _("감사한 회기 개정")
+        verbose_name_plural = _("감사한 회기 개정")
+
+    def __str__(self) -> str:
+        return f"{self.session_id}@{self.revision}"

@@ -1,34 +1,78 @@
-"""Writes for the trajectory audit: windows of stored sessions → engine → upserted TrajectoryAudit rows.
+"""Writes for the trajectory audit: windows of stored sessions → engine → TrajectoryAudit rows (COPY).
 
 Windowing: WINDOW_TURNS = 10 consecutive turns (both speakers) with stride WINDOW_STRIDE = 5, so every turn
 is seen in two windows and a deterioration that straddles a boundary is still inside one window; when the
 tail is not covered, one more window ends at the session's last turn. A session shorter than 10 turns is one
 window. Ten turns is what the engine's templates and thresholds were designed for (about five client states).
 
-Call sites: the nightly task (``trajectory_nightly``) and, after a successful import, the Celery task
-``supervision.audit_sessions`` that the importer queues once its transaction commits.
+Call sites: the nightly task (``trajectory_nightly``: only the sessions whose rows changed since their last
+audit) and, after a successful import, the Celery task ``supervision.audit_sessions`` that the importer
+queues once its transaction commits.
+
+Which sessions changed: the gauge's revision marks (``gauge_session_revision``, kept by PostgreSQL triggers
+on turns, technique and client-state links and accepted comments, whoever writes). ``AuditedRevision``
+keeps, per session, the revision and engine version its audits were computed from.
+
+Many sessions (a first night, a new engine version) are spread over ``settings.TRAJECTORY_AUDIT_PROCESSES``
+worker processes: this process reads the turns and writes the rows, the workers run the pure-Python engine.
+The engine is deterministic, so the rows are the same whatever the number of processes.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+import json
+import logging
+import math
+import multiprocessing
+from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.db import models, transaction
+from django.conf import settings
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from supervision.exporting import label_codes_by_turn
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.trajectory.engine.audit import audit_windows
-from supervision.trajectory.engine.resources import engine_version
-from supervision.trajectory.models import TrajectoryAudit
+from supervision.trajectory.engine.resources import engine_version, load_resources
+from supervision.trajectory.models import AuditedRevision, TrajectoryAudit
+
+logger = logging.getLogger(__name__)
 
 WINDOW_TURNS = 10
 WINDOW_STRIDE = 5
 BATCH_SESSIONS = 200
+# Below this many sessions, starting worker processes costs more than it saves.
+POOL_MIN_SESSIONS = 10
+
+# The columns written by COPY, in the order audit_rows() gives them.
+_COLUMNS = (
+    "session_id",
+    "window_index",
+    "first_seq",
+    "last_seq",
+    "label",
+    "score",
+    "explanation",
+    "states",
+    "sycophancy_turns",
+    "engine_version",
+    "computed_at",
+)
+_INCOMING = "trajectory_audit_incoming"
+_INCOMING_DDL = (
+    f"CREATE TEMP TABLE IF NOT EXISTS {_INCOMING} (session_id bigint, window_index integer, first_seq integer, "
+    "last_seq integer, label varchar(16), score double precision, explanation text, states jsonb, "
+    "sycophancy_turns jsonb, engine_version varchar(40), computed_at timestamptz)"
+)
+
+# One turn as the workers get it (tuples pickle faster than dicts):
+# (seq, utterance_id, speaker, text, nonverbal, techniques, client_states)
+TurnRow = tuple[int, str, str, str, list, list, list]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +84,23 @@ class AuditRunSummary:
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
+
+    def __add__(self, other: AuditRunSummary) -> AuditRunSummary:
+        return AuditRunSummary(
+            self.sessions + other.sessions,
+            self.windows + other.windows,
+            self.turns + other.turns,
+            self.removed + other.removed,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRows:
+    """What the engine made of one batch of sessions: COPY rows, and the window count per session."""
+
+    rows: list[tuple]
+    kept: dict[int, int]
+    turns: int
 
 
 def window_bounds(n_turns: int, size: int = WINDOW_TURNS, stride: int = WINDOW_STRIDE) -> list[tuple[int, int]]:
@@ -54,83 +115,153 @@ def window_bounds(n_turns: int, size: int = WINDOW_TURNS, stride: int = WINDOW_S
     return bounds
 
 
-def _turn_dicts(session_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    """§2-shaped turn dicts per session, ordered by seq: one query for turns, one per label table."""
+def _revision_marks() -> bool:
+    """The revision triggers exist on PostgreSQL only; elsewhere every session counts as changed."""
+    return connection.vendor == "postgresql"
+
+
+def _read_batch(session_ids: Sequence[int]) -> tuple[dict[int, int], list[tuple[int, list[TurnRow]]]]:
+    """The sessions' revisions, then their turns in seq order: one query for the revisions, one for turns,
+    one per label table. The revisions are read first: a write committed after them is seen again later."""
+    revisions: dict[int, int] = {}
+    if _revision_marks():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT s.id, COALESCE(r.revision, 0) FROM sessions s "
+                "LEFT JOIN gauge_session_revision r ON r.session_id = s.id WHERE s.id = ANY(%s)",
+                [list(session_ids)],
+            )
+            revisions = dict(cursor.fetchall())
+    else:
+        revisions = dict.fromkeys(Session.objects.filter(id__in=session_ids).values_list("id", flat=True), 0)
     techniques = label_codes_by_turn(TurnTechnique, session_ids)
     states = label_codes_by_turn(TurnClientState, session_ids)
-    by_session: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    by_session: dict[int, list[TurnRow]] = defaultdict(list)
     rows = (
         Turn.objects.filter(session_id__in=session_ids)
         .order_by("session_id", "seq")
         .values_list("id", "session_id", "seq", "utterance_id", "speaker", "text", "nonverbal")
     )
+    empty: list[str] = []
     for turn_id, session_id, seq, utterance_id, speaker, text, nonverbal in rows:
         by_session[session_id].append(
+            (
+                seq,
+                utterance_id,
+                speaker,
+                text,
+                nonverbal or empty,
+                techniques.get(turn_id, empty),
+                states.get(turn_id, empty),
+            )
+        )
+    return revisions, [(sid, by_session.get(sid, [])) for sid in session_ids if sid in revisions]
+
+
+def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, computed_at: dt.datetime) -> BatchRows:
+    """The engine over every window of the given sessions, as rows for COPY. Pure: no database, so it runs
+    the same in this process or a worker."""
+    kept: dict[int, int] = {}
+    n_turns = 0
+    windows: list[tuple[int, int, list[dict[str, Any]]]] = []
+    for session_id, rows in sessions:
+        turns = [
             {
                 "seq": seq,
                 "utterance_id": utterance_id,
                 "speaker": speaker,
                 "text": text,
-                "nonverbal": nonverbal or [],
-                "techniques": techniques.get(turn_id, []),
-                "client_states": states.get(turn_id, []),
+                "nonverbal": nonverbal,
+                "techniques": techniques,
+                "client_states": client_states,
             }
-        )
-    return by_session
-
-
-def _audit_batch(session_ids: Sequence[int], now: dt.datetime, version: str) -> AuditRunSummary:
-    turns_by_session = _turn_dicts(session_ids)
-    kept: dict[int, int] = {}
-    n_turns = 0
-    windows: list[tuple[int, int, list[dict[str, Any]]]] = []
-    for session_id in session_ids:
-        turns = turns_by_session.get(session_id, [])
+            for seq, utterance_id, speaker, text, nonverbal, techniques, client_states in rows
+        ]
         n_turns += len(turns)
         bounds = window_bounds(len(turns))
         kept[session_id] = len(bounds)
         windows += [(session_id, index, turns[start:end]) for index, (start, end) in enumerate(bounds)]
     results = audit_windows([window for _, _, window in windows])
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
     rows = [
-        TrajectoryAudit(
-            session_id=session_id,
-            window_index=index,
-            first_seq=window[0]["seq"],
-            last_seq=window[-1]["seq"],
-            label=result.label,
-            score=result.score,
-            explanation=result.explanation,
-            states=result.states,
-            sycophancy_turns=result.sycophancy_turns,
-            engine_version=version,
-            computed_at=now,
+        (
+            session_id,
+            index,
+            window[0]["seq"],
+            window[-1]["seq"],
+            result.label,
+            result.score,
+            result.explanation,
+            dumps(result.states),
+            dumps(result.sycophancy_turns),
+            version,
+            computed_at,
         )
         for (session_id, index, window), result in zip(windows, results, strict=True)
     ]
-    with transaction.atomic():
-        if rows:
-            TrajectoryAudit.objects.bulk_create(
-                rows,
-                update_conflicts=True,
-                unique_fields=["session", "window_index"],
-                update_fields=[
-                    "first_seq",
-                    "last_seq",
-                    "label",
-                    "score",
-                    "explanation",
-                    "states",
-                    "sycophancy_turns",
-                    "engine_version",
-                    "computed_at",
-                ],
-            )
+    return BatchRows(rows, kept, n_turns)
+
+
+def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:
+    """One transaction: COPY the rows into a staging table, upsert them (a window keeps its row id), drop
+    windows beyond each session's count, and record the revision the audits were computed from."""
+    if connection.vendor != "postgresql":
+        return _store_portably(batch, revisions, version)
+    columns = ", ".join(_COLUMNS)
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[2:])
+    session_ids = list(batch.kept)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"{_INCOMING_DDL}; TRUNCATE {_INCOMING}")
+        with cursor.cursor.copy(f"COPY {_INCOMING} ({columns}) FROM STDIN") as copy:
+            for row in batch.rows:
+                copy.write_row(row)
+        # joined to sessions: a session deleted while it was being audited is left out, not an error
+        cursor.execute(
+            f"INSERT INTO {TrajectoryAudit._meta.db_table} ({columns}) "
+            f"SELECT {', '.join('i.' + c for c in _COLUMNS)} FROM {_INCOMING} i JOIN sessions s ON s.id = i.session_id "
+            f"ON CONFLICT (session_id, window_index) DO UPDATE SET {updates}"
+        )
         # Windows beyond the session's current count are stale (the session got shorter on re-import).
+        cursor.execute(
+            f"DELETE FROM {TrajectoryAudit._meta.db_table} a USING unnest(%s::bigint[], %s::integer[]) AS k(sid, n) "
+            "WHERE a.session_id = k.sid AND a.window_index >= k.n",
+            [session_ids, [batch.kept[s] for s in session_ids]],
+        )
+        removed = cursor.rowcount
+        cursor.execute(
+            f"INSERT INTO {AuditedRevision._meta.db_table} (session_id, revision, engine_version) "
+            "SELECT k.sid, k.revision, %s FROM unnest(%s::bigint[], %s::bigint[]) AS k(sid, revision) "
+            "JOIN sessions s ON s.id = k.sid "
+            "ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, engine_version = EXCLUDED.engine_version",
+            [version, session_ids, [revisions[s] for s in session_ids]],
+        )
+    return AuditRunSummary(sessions=len(session_ids), windows=len(batch.rows), turns=batch.turns, removed=removed)
+
+
+def _store_portably(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:
+    """``_store`` for the embedded SQLite of ``make run`` (no COPY, no arrays): an ORM upsert."""
+    rows = [
+        TrajectoryAudit(**dict(zip(_COLUMNS, row, strict=True)))
+        for row in batch.rows
+        if row[0] in revisions  # joined to the sessions read, as the COPY path joins to sessions
+    ]
+    for row in rows:  # the ORM writes JSON fields from Python values, not from JSON text
+        row.states, row.sycophancy_turns = json.loads(row.states), json.loads(row.sycophancy_turns)
+    with transaction.atomic():
+        TrajectoryAudit.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=["session", "window_index"], update_fields=list(_COLUMNS[2:])
+        )
         stale = models.Q(pk__in=[])
-        for session_id, count in kept.items():
+        for session_id, count in batch.kept.items():
             stale |= models.Q(session_id=session_id, window_index__gte=count)
         removed, _ = TrajectoryAudit.objects.filter(stale).delete()
-    return AuditRunSummary(sessions=len(session_ids), windows=len(rows), turns=n_turns, removed=removed)
+        AuditedRevision.objects.bulk_create(
+            [AuditedRevision(session_id=s, revision=revisions[s], engine_version=version) for s in batch.kept],
+            update_conflicts=True,
+            unique_fields=["session"],
+            update_fields=["revision", "engine_version"],
+        )
+    return AuditRunSummary(sessions=len(batch.kept), windows=len(rows), turns=batch.turns, removed=removed)
 
 
 def _batches(ids: Iterable[int], size: int) -> Iterable[list[int]]:
@@ -144,37 +275,88 @@ def _batches(ids: Iterable[int], size: int) -> Iterable[list[int]]:
         yield batch
 
 
+def _pool_size(n_sessions: int, processes: int | None) -> int:
+    wanted = settings.TRAJECTORY_AUDIT_PROCESSES if processes is None else processes
+    if wanted <= 1 or n_sessions < POOL_MIN_SESSIONS:
+        return 1
+    if multiprocessing.current_process().daemon:
+        # A Celery prefork child may not start processes of its own: audit here, one core.
+        logger.info("trajectory audit: running in one process (this process is a daemon)")
+        return 1
+    return wanted
+
+
+def _audit(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRunSummary:
+    now = timezone.now()
+    version = engine_version()
+    total = AuditRunSummary()
+    workers = _pool_size(len(ids), processes)
+    if workers == 1:
+        for batch in _batches(ids, batch_size):
+            revisions, sessions = _read_batch(batch)
+            total += _store(audit_rows(sessions, version, now), revisions, version)
+        return total
+    # Several batches per worker, so the last one to finish is not much later than the others.
+    size = max(1, min(batch_size, math.ceil(len(ids) / (workers * 4))))
+    load_resources()  # read the data files once; the forked workers inherit them
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pending: deque = deque()
+        for batch in _batches(ids, size):
+            revisions, sessions = _read_batch(batch)
+            pending.append((revisions, pool.submit(audit_rows, sessions, version, now)))
+            # This process reads the next batches while the workers audit; it writes the oldest when done.
+            while len(pending) > workers:
+                revisions, future = pending.popleft()
+                total += _store(future.result(), revisions, version)
+        while pending:
+            revisions, future = pending.popleft()
+            total += _store(future.result(), revisions, version)
+    return total
+
+
 def trajectory_audit_sessions(
-    *, session_ids: Iterable[int] | None = None, batch_size: int = BATCH_SESSIONS
+    *, session_ids: Iterable[int] | None = None, batch_size: int = BATCH_SESSIONS, processes: int | None = None
 ) -> AuditRunSummary:
     """Audit the given sessions (all when None) window by window and store the results.
 
     Idempotent: a re-run updates the same (session, window_index) rows and removes windows that no longer
     exist. Each batch of sessions is one transaction, so a crash leaves earlier batches consistent.
-    Unknown ids are ignored.
+    Unknown ids are ignored. ``processes`` (default ``settings.TRAJECTORY_AUDIT_PROCESSES``) spreads many
+    sessions over worker processes.
     """
     base = Session.objects.order_by("id")
     if session_ids is not None:
         base = base.filter(id__in=list(session_ids))
     ids = list(base.values_list("id", flat=True))
-    now = timezone.now()
-    version = engine_version()
-    total = AuditRunSummary()
-    for batch in _batches(ids, batch_size):
-        part = _audit_batch(batch, now, version)
-        total = AuditRunSummary(
-            sessions=total.sessions + part.sessions,
-            windows=total.windows + part.windows,
-            turns=total.turns + part.turns,
-            removed=total.removed + part.removed,
+    return _audit(ids, batch_size=batch_size, processes=processes)
+
+
+def sessions_to_audit() -> list[int]:
+    """Sessions whose turns or labels changed since their last audit (a newer revision mark), or that were
+    audited by another engine version, or never; every session where there are no revision marks."""
+    if not _revision_marks():
+        return list(Session.objects.order_by("id").values_list("id", flat=True))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT s.id FROM sessions s "
+            "LEFT JOIN gauge_session_revision r ON r.session_id = s.id "
+            f"LEFT JOIN {AuditedRevision._meta.db_table} m ON m.session_id = s.id "
+            "WHERE m.session_id IS NULL OR m.engine_version <> %s OR m.revision < COALESCE(r.revision, 0) "
+            "ORDER BY s.id",
+            [engine_version()],
         )
-    return total
+        return [session_id for (session_id,) in cursor.fetchall()]
 
 
-def trajectory_nightly(*, day: dt.date) -> dict[str, Any]:
-    """The nightly job's trajectory step: re-audit every stored session (rules may have changed since).
+def trajectory_nightly(*, day: dt.date, full: bool = False, processes: int | None = None) -> dict[str, Any]:
+    """The nightly job's trajectory step: audit the sessions whose turns or labels changed since their last
+    audit (``sessions_to_audit``), or every session with ``full``.
 
     ``day`` only labels the run; audits are per session, not per day, so the step is safe to run twice.
+    The result counts what was done: ``sessions`` audited (0 on a night where nothing changed).
     """
-    summary = trajectory_audit_sessions()
+    if full:
+        summary = trajectory_audit_sessions(processes=processes)
+    else:
+        summary = _audit(sessions_to_audit(), batch_size=BATCH_SESSIONS, processes=processes)
     return {"day": day.isoformat(), **summary.as_dict()}

@@ -74,6 +74,31 @@ def parse_windows(lines: Iterable[str | bytes]) -> tuple[list[dict[str, Any]], l
 BATCH = 256  # windows audited together (see audit_windows); bounds memory for large inputs
 
 
+def audit_lines(
+    lines: list[bytes], first_lineno: int = 1, *, config: AuditConfig | None = None
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """One chunk of an input file, parsed, validated and audited: (errors, results). Nothing is audited
+    when the chunk has an error (the caller prints nothing then). Pure, so chunks can go to worker
+    processes; the line numbers continue from ``first_lineno``."""
+    windows: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for lineno, raw in enumerate(lines, start=first_lineno):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            errors.append(f"line {lineno}: UTF-8 텍스트가 아닙니다")
+            continue
+        if not text.strip():
+            continue
+        try:
+            windows.append(_parse(text, lineno))
+        except MalformedWindowError as exc:
+            errors.append(str(exc))
+    if errors:
+        return errors, []
+    return [], list(audit_parsed(windows, config=config))
+
+
 def _result(obj: dict[str, Any], audit: Any) -> dict[str, Any]:
     return {"window_id": obj["window_id"], "label": audit.label, "score": audit.score, "explanation": audit.explanation}
 

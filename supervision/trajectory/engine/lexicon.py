@@ -264,6 +264,18 @@ class PhraseMatcher(Generic[P]):
         self._has_exact = stem is not None and any(k.startswith("=") for k in en)
         # Longest first so "want to die" wins over "die" and "죽고 싶지 않" over "죽고 싶".
         self._en = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in en.items()}
+        # The entries under each first key by length, then by their whole token tuple (the first entry of a
+        # phrase wins, as in the longest-first lists): a position is matched with one dict look-up per
+        # length instead of a comparison per entry (common first words such as "i" start hundreds).
+        self._en_by_len: dict[str, dict[int, dict[tuple[str, ...], P]]] = {}
+        for k, cands in self._en.items():
+            by_len = self._en_by_len.setdefault(k, {})
+            for phrase, payload, _exact in cands:
+                by_len.setdefault(len(phrase), {}).setdefault(phrase, payload)
+        # Per distinct English token, once per process: its match key (the stem when the matcher stems), the
+        # phrase lengths that may start at it (longest first) and the entries matched on keys / on the exact
+        # words ("=…" entries).
+        self._en_token: dict[str, tuple] = {}
         self._ko = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in ko.items()}
         # Korean phrases compiled into one trie-shaped regex, so the substring scan runs in the regex engine
         # (profiled: the per-character Python loop cost more). A greedy optional after every phrase end
@@ -290,8 +302,8 @@ class PhraseMatcher(Generic[P]):
             toks = tokenize(text)
             if not self._negation.en_transparent.isdisjoint(toks):
                 toks = self._drop_hedges(toks)
-            stem = self._stem
-            self._scan_en(toks, [stem(t) for t in toks] if stem is not None else toks, hits)
+            known, learn = self._en_token.get, self._learn_token
+            self._scan_en(toks, [known(t) or learn(t) for t in toks], hits)
         if self._ko_re is not None and _HANGUL_RE.search(text):
             self._scan_ko(text, hits)
         return hits
@@ -312,28 +324,40 @@ class PhraseMatcher(Generic[P]):
             out.append(tok)
         return out
 
-    def _scan_en(self, toks: list[str], keys: list[str], hits: list[Hit[P]]) -> None:
-        # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens. `keys` are
-        # the tokens as matched (stems when the matcher stems), `toks` the words for negation and intensity.
-        index, has_exact = self._en, self._has_exact
+    def _learn_token(self, tok: str) -> tuple:
+        key = self._stem(tok) if self._stem is not None else tok
+        on_keys = self._en_by_len.get(key) or {}
+        on_words = (self._en_by_len.get("=" + tok) or {}) if self._has_exact else {}
+        lengths = tuple(sorted({*on_keys, *on_words}, reverse=True))
+        entry = (key, lengths, on_keys, on_words)
+        if len(self._en_token) < 200_000:
+            self._en_token[tok] = entry
+        return entry
+
+    def _scan_en(self, toks: list[str], known: list[tuple], hits: list[Hit[P]]) -> None:
+        # A token loop with dict look-ups: measured faster than a trie regex over the joined tokens. `known`
+        # holds each token's match key (the stem when the matcher stems) and its entries by length; `toks` are
+        # the words for negation and intensity. The longest phrase wins at a position; at equal length an
+        # entry matched on keys before one matched on the exact words.
+        keys = [entry[0] for entry in known]
         i, n = 0, len(toks)
         while i < n:
-            cands = index.get(keys[i])
-            if has_exact:
-                exact = index.get("=" + toks[i])
-                if exact:
-                    cands = sorted((cands or []) + exact, key=lambda e: -len(e[0])) if cands else exact
-            if cands:
-                for phrase, payload, is_exact in cands:
-                    k = len(phrase)
-                    if k == 1 or tuple((toks if is_exact else keys)[i : i + k]) == phrase:
-                        hits.append(Hit(payload, self._en_negated(toks, i), self._en_scale(toks, i)))
-                        i += k
-                        break
-                else:
-                    i += 1
-                continue
-            i += 1
+            _key, lengths, on_keys, on_words = known[i]
+            for k in lengths:
+                payload = None
+                phrases = on_keys.get(k)
+                if phrases is not None:
+                    payload = phrases.get(tuple(keys[i : i + k]))
+                if payload is None:
+                    phrases = on_words.get(k)
+                    if phrases is not None:
+                        payload = phrases.get(tuple(toks[i : i + k]))
+                if payload is not None:
+                    hits.append(Hit(payload, self._en_negated(toks, i), self._en_scale(toks, i)))
+                    i += k
+                    break
+            else:
+                i += 1
 
     def _en_negated(self, toks: list[str], i: int) -> bool:
         for j in range(i - 1, max(-1, i - 1 - self._negation.en_window), -1):

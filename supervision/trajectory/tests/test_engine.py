@@ -407,7 +407,7 @@ def test_batched_audit_gives_the_one_by_one_results():
 
     from supervision.trajectory.engine.audit import audit_windows
 
-    data = Path(__file__).resolve().parent.parent / "data" / "windows_tune.jsonl"
+    data = Path(__file__).resolve().parents[3] / "benchmarks" / "trajectory" / "generated-tune.jsonl"
     windows = [json.loads(line)["turns"] for line in data.read_text(encoding="utf-8").splitlines()[:40]]
     windows.append([])  # no client turn at all
     batched = audit_windows(windows)

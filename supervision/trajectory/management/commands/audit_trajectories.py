@@ -10,12 +10,24 @@ Without --input: audits the stored sessions (same service as the nightly job) an
 """
 
 import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from supervision.trajectory.engine.io import audit_parsed, parse_windows
+from supervision.trajectory.engine.io import BATCH, audit_lines
+from supervision.trajectory.engine.resources import load_resources
 from supervision.trajectory.services import trajectory_audit_sessions
+
+# Below this many lines one process is quicker than starting workers.
+POOL_MIN_LINES = 4 * BATCH
+
+
+def _audit_chunk(chunk: tuple[int, list[bytes]]) -> tuple[list[str], list[dict]]:
+    first_lineno, lines = chunk
+    return audit_lines(lines, first_lineno)
 
 
 class Command(BaseCommand):
@@ -32,13 +44,26 @@ class Command(BaseCommand):
         path = Path(input_path)
         try:
             with path.open("rb") as handle:
-                windows, errors = parse_windows(handle)
+                lines = handle.read().split(b"\n")
         except OSError as exc:
             self.stderr.write(f"line 0: file: 입력 파일을 읽을 수 없습니다 ({path}): {exc.strerror or exc}")
             raise SystemExit(1) from None
+        # Chunks of lines are parsed, validated and audited independently (in worker processes when there
+        # are many, TRAJECTORY_AUDIT_PROCESSES); nothing is printed until every chunk is known to be valid.
+        chunks = [(start + 1, lines[start : start + BATCH]) for start in range(0, len(lines), BATCH)]
+        workers = settings.TRAJECTORY_AUDIT_PROCESSES
+        load_resources()  # once, before any fork: the workers inherit the prepared rules
+        if workers > 1 and len(lines) >= POOL_MIN_LINES and not multiprocessing.current_process().daemon:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                done = list(pool.map(_audit_chunk, chunks))
+        else:
+            done = [_audit_chunk(chunk) for chunk in chunks]
+        errors = [error for chunk_errors, _ in done for error in chunk_errors]
         if errors:
             for error in errors:
                 self.stderr.write(error)
             raise SystemExit(1)
-        for result in audit_parsed(windows):
-            self.stdout.write(json.dumps(result, ensure_ascii=False))
+        dumps = json.JSONEncoder(ensure_ascii=False).encode
+        out = "\n".join(dumps(result) for _, results in done for result in results)
+        if out:
+            self.stdout.write(out)

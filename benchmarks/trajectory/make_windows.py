@@ -1,9 +1,9 @@
-"""Generates the synthetic labelled windows (windows_tune.jsonl, windows_heldout.jsonl).
+"""Generates the synthetic labelled windows (generated-tune.jsonl, generated-check.jsonl).
 
 All utterances below are hand-written synthetic material (no real people, numbers or IDs). Each pool is
 split by index parity: even items feed the tuning set, odd items the held-out set, so no held-out utterance
 was ever seen while thresholds were set. Run from the repo root:
-    python supervision/trajectory/data/make_windows.py
+    python benchmarks/trajectory/make_windows.py
 """
 
 from __future__ import annotations
@@ -600,7 +600,8 @@ def main() -> None:
     here = Path(__file__).resolve().parent
     for split, count, seed, prefix in (("tune", 96, 11, "TT"), ("heldout", 72, 29, "TH")):
         rows = build(split, count, seed, prefix)
-        with open(here / f"windows_{split}.jsonl", "w", encoding="utf-8") as fh:
+        name = {"tune": "generated-tune", "heldout": "generated-check"}[split]
+        with open(here / f"{name}.jsonl", "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
         print(split, len(rows))
 
