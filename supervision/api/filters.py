@@ -38,3 +38,12 @@ class TraineeFilter(django_filters.ModelChoiceFilter):
         kwargs.setdefault("queryset", lambda request: visible_trainees(request.user if request else None))
         kwargs.setdefault("label", "수련생 id 또는 아이디")
         super().__init__(*args, **kwargs)
+
+
+class TrueFalseFilter(django_filters.TypedChoiceFilter):
+    """``true`` or ``false`` (CONTRACT §5); anything else is a 400 naming the parameter."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("choices", (("true", "true"), ("false", "false")))
+        kwargs.setdefault("coerce", lambda value: value == "true")
+        super().__init__(*args, **kwargs)

@@ -6,43 +6,39 @@ bad input → 400 naming the field.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+import django_filters
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from supervision.api.filters import TraineeFilter, TrueFalseFilter
 from supervision.api.permissions import SupervisesTrainee
 from supervision.models import TurnClientState
 from supervision.safety.selectors import safety_event, safety_events
-from supervision.safety.serializers import ReviewIn, SafetyEventQuery, SafetyEventSerializer
+from supervision.safety.serializers import ReviewIn, SafetyEventSerializer
 from supervision.safety.services import ReviewRejected, safety_event_review
+
+
+class SafetyEventFilter(django_filters.FilterSet):
+    """``?trainee=<id or username>&answered=true|false&reviewed=true|false``; each optional."""
+
+    trainee = TraineeFilter(field_name="turn__session__trainee")
+    answered = TrueFalseFilter(label="위험사정으로 응답되었는지")
+    reviewed = TrueFalseFilter(label="슈퍼바이저가 검토했는지")
 
 
 class SafetyEventList(GenericAPIView):
     serializer_class = SafetyEventSerializer
-    filter_backends = ()
+    filterset_class = SafetyEventFilter
     queryset = TurnClientState.objects.none()  # for the schema only: reads go through the role-aware selector
 
-    @extend_schema(
-        summary="안전 사건 목록(응답·검토 안 된 것 먼저)",
-        parameters=[
-            OpenApiParameter("trainee", int, description="수련생 id"),
-            OpenApiParameter("answered", bool, description="위험사정으로 응답되었는지"),
-            OpenApiParameter("reviewed", bool, description="슈퍼바이저가 검토했는지"),
-        ],
-        responses=SafetyEventSerializer(many=True),
-    )
+    def get_queryset(self):
+        return safety_events(self.request.user)
+
+    @extend_schema(summary="안전 사건 목록(응답·검토 안 된 것 먼저)", responses=SafetyEventSerializer(many=True))
     def get(self, request):
-        # A plain dict: given a QueryDict, DRF reads a missing boolean as an unticked checkbox (false).
-        query = SafetyEventQuery(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        params = query.validated_data
-        events = safety_events(
-            request.user,
-            trainee_id=params.get("trainee"),
-            answered=params.get("answered"),
-            reviewed=params.get("reviewed"),
-        )
+        events = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(events)
         return self.get_paginated_response(SafetyEventSerializer(page, many=True).data)
 

@@ -20,19 +20,6 @@ class SafetyEventSerializer(serializers.Serializer):
     note = serializers.CharField(allow_null=True)
 
 
-class SafetyEventQuery(serializers.Serializer):
-    """``?trainee=<id>&answered=true|false&reviewed=true|false``; each optional."""
-
-    trainee = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=2**31 - 1,
-        error_messages={"invalid": "수련생(trainee)은 사용자 id(정수)여야 합니다."},
-    )
-    answered = serializers.BooleanField(required=False, error_messages={"invalid": "answered는 true 또는 false입니다."})
-    reviewed = serializers.BooleanField(required=False, error_messages={"invalid": "reviewed는 true 또는 false입니다."})
-
-
 class ReviewIn(serializers.Serializer):
     note = serializers.CharField(
         max_length=MAX_NOTE_CHARS,
