@@ -7,10 +7,7 @@ staff (the staff importer). Tests run against real PostgreSQL and Redis (see `ma
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -19,8 +16,6 @@ from supervision.roles import Role
 from supervision.services import portal_user_create_or_update
 from supervision.testing import CHROMIUM, CHROMIUM_ARGS, PASSWORD, database_url_under_test
 from taxonomy.seeding import sync_catalogue
-
-ROOT = Path(__file__).resolve().parent
 
 
 def pytest_configure(config):
@@ -139,53 +134,24 @@ def production_server(transactional_db, static_root):
 
 
 @pytest.fixture
-def worker(transactional_db):
+def worker(transactional_db, tmp_path):
     """A real `celery -A portal worker` on the real Redis, against the test database."""
     from django.conf import settings
 
     from portal.celery import app
+    from portal.testing import Worker
 
     assert settings.REDIS_URL, "the worker test needs REDIS_URL"
     app.control.purge()
     env = {**os.environ, "DATABASE_URL": database_url_under_test(), "DJANGO_CONN_MAX_AGE": "0"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "portal",
-            "worker",
-            "--pool=solo",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-n",
-            f"test-{os.getpid()}@%h",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    started = Worker(env=env).start(tmp_path / "worker.log")
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if app.control.ping(timeout=1.0):
-                break
-            assert process.poll() is None, process.stdout.read()
-        else:
-            pytest.fail("the celery worker did not answer a ping within 60 s")
-        yield process
+        while not app.control.ping(timeout=1.0):
+            assert started.process.poll() is None and time.monotonic() < deadline, started.log()
+        yield started.process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        started.stop()
 
 
 @pytest.fixture(scope="module")

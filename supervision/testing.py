@@ -91,6 +91,21 @@ def import_session(code: str, turns: int, trainee: str | None = None, **fields):
     return Session.objects.get(code=code)
 
 
+def pending_suggestion(turn, text: str = "AI 제안 문구", key: str = "test-key", **fields):
+    """An AI-suggested critique not yet accepted, as the nightly job leaves one."""
+    from supervision.models import CommentAuthor, CommentKind, SupervisorComment
+
+    return SupervisorComment.objects.create(
+        turn=turn,
+        kind=CommentKind.CRITIQUE,
+        text=text,
+        author=CommentAuthor.AI,
+        is_suggestion=True,
+        suggestion_key=key,
+        **fields,
+    )
+
+
 def log_in(client, user):
     """The test client with the session of ``user`` (a user or a username); the log-in form itself is
     tested in portal/tests."""

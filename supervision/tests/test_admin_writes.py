@@ -11,7 +11,7 @@ import pytest
 from supervision.commenting import supervisor_comment_create
 from supervision.feedback.tests.factories import make_session
 from supervision.models import CommentAuthor, CommentKind, SupervisorComment, TraineeAssignment
-from supervision.testing import form_data
+from supervision.testing import form_data, pending_suggestion
 from taxonomy.models import TechniqueLabelDef
 
 pytestmark = pytest.mark.django_db
@@ -174,14 +174,7 @@ def test_a_comment_added_in_the_admin_is_the_supervisors_own(client, cast, sessi
 
 
 def test_suggestions_stay_out_of_the_plain_comment_admin(client, cast, session):
-    suggestion = SupervisorComment.objects.create(
-        turn=session.turns.get(seq=2),
-        kind=CommentKind.CRITIQUE,
-        text="AI 제안 문구",
-        author=CommentAuthor.AI,
-        is_suggestion=True,
-        suggestion_key="test-key",
-    )
+    suggestion = pending_suggestion(session.turns.get(seq=2))
     client.force_login(cast.supervisor_a)
     assert "AI 제안 문구" not in client.get("/admin/supervision/supervisorcomment/").content.decode()
     response = client.post(f"/admin/supervision/supervisorcomment/{suggestion.pk}/delete/", {"post": "yes"})
@@ -190,14 +183,8 @@ def test_suggestions_stay_out_of_the_plain_comment_admin(client, cast, session):
 
 
 def test_a_suggestions_page_shows_its_deviation_as_a_table_not_json(client, cast, session):
-    suggestion = SupervisorComment.objects.create(
-        turn=session.turns.get(seq=2),
-        kind=CommentKind.CRITIQUE,
-        text="AI 제안 문구",
-        author=CommentAuthor.AI,
-        is_suggestion=True,
-        suggestion_key="test-key",
-        intent_deviation={"dimension": "대화행위 (dialog_act)", "severity": "moderate"},
+    suggestion = pending_suggestion(
+        session.turns.get(seq=2), intent_deviation={"dimension": "대화행위 (dialog_act)", "severity": "moderate"}
     )
     client.force_login(cast.supervisor_a)
     page = client.get(f"/admin/gauge/suggestedcomment/{suggestion.pk}/change/").content.decode()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from supervision.commenting import supervisor_comment_create
-from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment, TurnClientState
+from supervision.models import CommentKind, Session, SupervisorComment, TurnClientState
+from supervision.testing import pending_suggestion
 from taxonomy.models import ClientStateDef
 
 
@@ -28,12 +29,5 @@ def add_comments(session: Session, supervisor, *, turn=None, suggestion: bool = 
         written_by=supervisor,
     )
     if suggestion:
-        SupervisorComment.objects.create(
-            turn=first,
-            kind=CommentKind.CRITIQUE,
-            text="AI 제안: 침묵 뒤 종결을 확인하세요.",
-            author=CommentAuthor.AI,
-            is_suggestion=True,
-            suggestion_key="test-silent-close",
-        )
+        pending_suggestion(first, text="AI 제안: 침묵 뒤 종결을 확인하세요.", key="test-silent-close")
     return comment
