@@ -50,6 +50,16 @@ _TAGS_CHANGED = f"{_CHANGED} OR m.tags_digest <> COALESCE(t.digest, '')"
 
 
 def _snapshot_rows(day: datetime.date, due: str) -> list[tuple]:
+    if connection.vendor != "postgresql":
+        # No revision marks or tag digests off PostgreSQL (the embedded SQLite of `make run`): every
+        # per-session snapshot of the day, in the same shape and order, as a full recompute reads them.
+        snapshots = GaugeSnapshot.objects.filter(date=day, session__isnull=False).order_by("trainee_id", "session_id")
+        return [
+            (pk, session_id, trainee_id, digest, 0, "", None, None, None)
+            for pk, session_id, trainee_id, digest in snapshots.values_list(
+                "pk", "session_id", "trainee_id", "figures_digest"
+            )
+        ]
     with connection.cursor() as cursor:
         cursor.execute(_SNAPSHOTS_SQL.format(due=due), {"day": day})
         return cursor.fetchall()
