@@ -50,6 +50,8 @@ def _closest_codes(item: str, aliases: dict[str, str], n: int = 3) -> list[str]:
     """The ``n`` codes whose code, Korean name or surface label is most like ``item`` (so a Korean typo
     such as '반엉' suggests reflection), best first."""
     codes: list[str] = []
+    if not aliases:  # empty code tables (a database not seeded yet): nothing to suggest
+        return codes
     for alias in closest(item, list(aliases), n=len(aliases)):
         if aliases[alias] not in codes:
             codes.append(aliases[alias])

@@ -115,7 +115,7 @@ print(json.dumps({"vendor": connection.vendor, "days": [str(d) for d in days], "
 
 
 @pytest.mark.django_db(transaction=True)
-def test_it_gives_the_same_gauge_and_tags_on_sqlite_as_on_postgresql(tmp_path, target_bands):
+def test_it_gives_the_same_gauge_and_tags_on_sqlite_as_on_postgresql(tmp_path, taxonomy_tables, target_bands):
     """`make run`'s embedded database, for real: a SQLite file migrated and filled by another process."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'portal.sqlite3'}", DJANGO_SETTINGS_MODULE="portal.settings")
