@@ -18,10 +18,13 @@ nothing, so the nightly job can be re-run.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Count, F, Max, Min, Q
 from django.utils import timezone
 
 from supervision import rules
@@ -83,86 +86,349 @@ def _clean_event(event: str) -> str:
     return text
 
 
-def _session_of_trainee(session_id: int | None, trainee_id: int) -> int | None:
-    if session_id is None:
-        return None
-    if not Session.objects.filter(pk=session_id, trainee_id=trainee_id).exists():
+def _session_problem(session_id: int | None, trainee_id: int, owners: dict[int, int]) -> None:
+    if session_id is not None and owners.get(session_id) != trainee_id:
         raise TagInputError("session", f"회기 {session_id}는 이 수련생의 회기가 아닙니다.")
-    return session_id
 
 
-def _transition(tag: TraineeTag, to_status: str, *, at, reason: str, by=None, evidence=None, contradiction=None):
-    TagTransition.objects.create(
-        trainee_tag=tag,
-        from_status=tag.status,
-        to_status=to_status,
-        at=at,
-        reason=reason,
-        evidence=evidence,
-        contradiction=contradiction,
-        recorded_by=by,
-    )
-    if to_status == Status.HYPOTHESIS:
-        tag.hypothesis_since = at
-        tag.verified_at = None
-    elif to_status == Status.OBSERVATION:
-        tag.observation_since = at
-        tag.hypothesis_since = None
-        tag.verified_at = None
-    elif to_status == Status.VERIFIED:
-        tag.verified_at = at
-    tag.status = to_status
+@dataclass(eq=False)
+class _Held:
+    """One tag in a ``TagBook``: its row and what the lifecycle reads of its evidence and contradictions,
+    as loaded (aggregates, not the history) plus what the book recorded since."""
+
+    row: TraineeTag
+    evidence_count: int = 0
+    last_evidence_at: datetime.datetime | None = None  # the latest stored piece
+    last_contradiction_at: datetime.datetime | None = None
+    # The earliest stored piece after ``first_after_since`` (the hypothesis_since it was read for).
+    first_after: datetime.datetime | None = None
+    first_after_since: datetime.datetime | None = None
+    # Sessions of the stored pieces of the current observation cycle (None: not read, the tag was not in
+    # observation when loaded).
+    cycle_sessions: set[int] | None = None
+    # (session_id, event) of the stored pieces on the book's sessions, and of the pieces recorded since
+    evidence_keys: set[tuple[int | None, str]] = field(default_factory=set)
+    contradiction_keys: set[tuple[int | None, str]] = field(default_factory=set)
+    recorded: list[TagEvidence] = field(default_factory=list)
+    contradicted: list[TagContradiction] = field(default_factory=list)
+    touched: bool = False
 
 
-def _verification_due(tag: TraineeTag, *, as_of) -> bool:
-    """The hypothesis → verified condition of CONTRACT §6, evaluated at ``as_of``."""
-    if tag.status != Status.HYPOTHESIS or tag.hypothesis_since is None:
-        return False
-    since = tag.hypothesis_since
-    if as_of - since < datetime.timedelta(days=settings.UTAG_VERIFY_AFTER_DAYS):
-        return False
-    if not tag.evidence.filter(at__gt=since, at__lte=as_of).exists():
-        return False
-    if tag.contradictions.filter(at__gt=since).exists():
-        return False
-    return tag.evidence.count() >= settings.UTAG_VERIFY_MIN_EVIDENCE
+class TagBook:
+    """The tags of some trainees, locked for the current transaction and held in memory while pieces are
+    recorded; ``write()`` stores what changed with a few set-wise statements. Every lifecycle rule of this
+    module runs here, for one piece (the API, the admin) or thousands (the nightly job), so a night costs
+    a handful of queries however much it records, and its result is the one of recording the pieces one by one.
 
+    ``session_ids`` are the sessions pieces may name (None included when a piece may have no session):
+    their trainees are checked and their stored (session, event) pairs read, so recording the same piece
+    twice adds nothing.
+    """
 
-def _verify_if_due(tag: TraineeTag, *, as_of, by=None, evidence=None) -> bool:
-    if not _verification_due(tag, as_of=as_of):
-        return False
-    _transition(
-        tag,
-        Status.VERIFIED,
-        at=as_of,
-        reason=(
-            f"가설 유지 {settings.UTAG_VERIFY_AFTER_DAYS}일 경과, 새 근거 도착, 그동안 반증 없음, "
-            f"근거 {tag.evidence.count()}개(기준 {settings.UTAG_VERIFY_MIN_EVIDENCE}개 이상)"
-        ),
-        by=by,
-        evidence=evidence,
-    )
-    return True
-
-
-def _locked_tag(trainee_id: int, name: str, *, at) -> tuple[TraineeTag, bool]:
-    """The trainee's tag row, locked for this transaction; created as an observation when new."""
-    definition = tag_definition(name)
-    tag, created = TraineeTag.objects.select_for_update().get_or_create(
-        trainee_id=trainee_id,
-        tag=name,
-        defaults={
-            "source": definition.source,
-            "status": Status.OBSERVATION,
-            "observation_since": at,
-            "last_updated": at,
-        },
-    )
-    if created:
-        TagTransition.objects.create(
-            trainee_tag=tag, from_status="", to_status=Status.OBSERVATION, at=at, reason="첫 근거 기록"
+    def __init__(self, trainee_ids: Iterable[int], session_ids: Iterable[int | None] = ()) -> None:
+        self.trainee_ids = sorted(set(trainee_ids))
+        sessions = set(session_ids)
+        with_none = None in sessions
+        sessions.discard(None)
+        # One writer of a trainee's tags at a time: a first piece creates the tag row, and two writers
+        # creating it at once would break the (trainee, tag) constraint. Key-share locks (foreign keys to
+        # the user) are not blocked.
+        list(
+            get_user_model()
+            .objects.select_for_update(no_key=True)
+            .filter(pk__in=self.trainee_ids)
+            .values_list("pk", flat=True)
         )
-    return tag, created
+        self.owners = dict(Session.objects.filter(pk__in=sessions).values_list("pk", "trainee_id"))
+        self.held: dict[tuple[int, str], _Held] = {}
+        for row in TraineeTag.objects.filter(trainee_id__in=self.trainee_ids):
+            self.held[row.trainee_id, row.tag] = _Held(row)
+        by_id = {held.row.pk: held for held in self.held.values()}
+        of_trainees = {"trainee_tag__trainee_id__in": self.trainee_ids}
+        stored = (
+            TagEvidence.objects.filter(**of_trainees)
+            .values("trainee_tag_id")
+            .annotate(
+                n=Count("id"),
+                last=Max("at"),
+                first_after=Min("at", filter=Q(at__gt=F("trainee_tag__hypothesis_since"))),
+            )
+            .order_by()
+        )
+        for aggregate in stored:
+            held = by_id[aggregate["trainee_tag_id"]]
+            held.evidence_count, held.last_evidence_at = aggregate["n"], aggregate["last"]
+            held.first_after, held.first_after_since = aggregate["first_after"], held.row.hypothesis_since
+        contradicted = (
+            TagContradiction.objects.filter(**of_trainees).values("trainee_tag_id").annotate(last=Max("at")).order_by()
+        )
+        for aggregate in contradicted:
+            by_id[aggregate["trainee_tag_id"]].last_contradiction_at = aggregate["last"]
+        for held in self.held.values():
+            if held.row.status == Status.OBSERVATION:
+                held.cycle_sessions = set()
+        cycle = TagEvidence.objects.filter(
+            **of_trainees,
+            trainee_tag__status=Status.OBSERVATION,
+            at__gte=F("trainee_tag__observation_since"),
+            session__isnull=False,
+        )
+        for tag_id, session_id in cycle.values_list("trainee_tag_id", "session_id").distinct():
+            by_id[tag_id].cycle_sessions.add(session_id)
+        on_sessions = Q(session_id__in=sessions) | Q(session__isnull=True) if with_none else Q(session_id__in=sessions)
+        for model, keys in ((TagEvidence, "evidence_keys"), (TagContradiction, "contradiction_keys")):
+            stored_keys = model.objects.filter(on_sessions, **of_trainees).values_list(
+                "trainee_tag_id", "session_id", "event"
+            )
+            for tag_id, session_id, event in stored_keys:
+                getattr(by_id[tag_id], keys).add((session_id, event))
+        self.transitions: list[TagTransition] = []
+
+    # -- recording ------------------------------------------------------------------------------------
+
+    def add_evidence(
+        self,
+        *,
+        trainee_id: int,
+        tag: str,
+        event: str,
+        source: str | None = None,
+        session_id: int | None = None,
+        origin: str = Origin.SUPERVISOR,
+        recorded_by=None,
+        detail: dict | None = None,
+        at: datetime.datetime,
+    ) -> Recorded:
+        """One piece of evidence for the trainee's ``tag`` (creating the tag), and the lifecycle.
+
+        ``source``, when given, must be the catalogue's source of the tag (a trainee can only add to declared
+        tags). The same (tag, session, event) a second time changes nothing."""
+        definition = tag_definition(tag)
+        if source is not None and source != definition.source:
+            raise TagInputError("source", f"태그 '{tag}'의 출처는 '{definition.source}'입니다('{source}'가 아님).")
+        text = _clean_event(event)
+        _session_problem(session_id, trainee_id, self.owners)
+        held = self._held_or_new(trainee_id, definition, at=at)
+        row = held.row
+        if (session_id, text) in held.evidence_keys:
+            return Recorded(row, False)
+        held.evidence_keys.add((session_id, text))
+        piece = TagEvidence(
+            trainee_tag=row,
+            session_id=session_id,
+            event=text,
+            detail=detail or {},
+            at=at,
+            origin=origin,
+            recorded_by=recorded_by,
+        )
+        held.recorded.append(piece)
+        if held.cycle_sessions is not None and session_id is not None and at >= row.observation_since:
+            held.cycle_sessions.add(session_id)
+        if row.status == Status.OBSERVATION:
+            if len(self._cycle_sessions(held)) >= 2:
+                self._transition(
+                    held,
+                    Status.HYPOTHESIS,
+                    at=at,
+                    reason="서로 다른 두 회기에서 근거가 확인됨",
+                    by=recorded_by,
+                    evidence=piece,
+                )
+        elif row.status == Status.HYPOTHESIS:
+            self.verify_if_due(held, as_of=at, by=recorded_by, evidence=piece)
+        row.last_updated = at
+        held.touched = True
+        return Recorded(row, True)
+
+    def add_contradiction(
+        self,
+        *,
+        trainee_id: int,
+        tag: str,
+        event: str,
+        severity: str,
+        session_id: int | None = None,
+        origin: str = Origin.SUPERVISOR,
+        recorded_by=None,
+        detail: dict | None = None,
+        at: datetime.datetime,
+    ) -> Recorded:
+        """A contradiction to an existing tag, which demotes it as its severity says.
+
+        Raises ``TraineeTag.DoesNotExist`` when the trainee has no such tag (nothing to contradict)."""
+        tag_definition(tag)
+        if severity not in ContradictionSeverity.values:
+            raise TagInputError(
+                "severity", f"강도(severity)는 {', '.join(ContradictionSeverity.values)} 중 하나입니다."
+            )
+        text = _clean_event(event)
+        _session_problem(session_id, trainee_id, self.owners)
+        held = self.held.get((trainee_id, tag))
+        if held is None:
+            raise TraineeTag.DoesNotExist(f"수련생 {trainee_id}에게 '{tag}' 태그가 없습니다.")
+        row = held.row
+        if (session_id, text) in held.contradiction_keys:
+            return Recorded(row, False)
+        held.contradiction_keys.add((session_id, text))
+        contradiction = TagContradiction(
+            trainee_tag=row,
+            session_id=session_id,
+            event=text,
+            severity=severity,
+            detail=detail or {},
+            at=at,
+            origin=origin,
+            recorded_by=recorded_by,
+        )
+        held.contradicted.append(contradiction)
+        if severity == ContradictionSeverity.MEDIUM and row.status == Status.VERIFIED:
+            self._transition(
+                held,
+                Status.HYPOTHESIS,
+                at=at,
+                reason="반증(보통) 기록: 검증 → 가설, 추가 관찰 필요",
+                by=recorded_by,
+                contradiction=contradiction,
+            )
+        elif severity == ContradictionSeverity.HIGH and row.status in (Status.VERIFIED, Status.HYPOTHESIS):
+            self._transition(
+                held,
+                Status.OBSERVATION,
+                at=at,
+                reason="반증(높음) 기록: 관찰 단계로 되돌림",
+                by=recorded_by,
+                contradiction=contradiction,
+            )
+        row.last_updated = at
+        held.touched = True
+        return Recorded(row, True)
+
+    def tags_of(self, trainee_id: int) -> set[str]:
+        return {name for trainee, name in self.held if trainee == trainee_id}
+
+    def verify_if_due(self, held: _Held, *, as_of, by=None, evidence=None) -> bool:
+        """hypothesis → verified when its time has come (see the module doc)."""
+        if not self._verification_due(held, as_of=as_of):
+            return False
+        count = self._evidence_count(held)
+        self._transition(
+            held,
+            Status.VERIFIED,
+            at=as_of,
+            reason=(
+                f"가설 유지 {settings.UTAG_VERIFY_AFTER_DAYS}일 경과, 새 근거 도착, 그동안 반증 없음, "
+                f"근거 {count}개(기준 {settings.UTAG_VERIFY_MIN_EVIDENCE}개 이상)"
+            ),
+            by=by,
+            evidence=evidence,
+        )
+        held.touched = True
+        return True
+
+    def write(self) -> None:
+        """Stores the new tags, pieces and transitions and the changed tags, in the order they happened.
+        Once, at the end: the book is not read again after it."""
+        helds = list(self.held.values())
+        new = [h.row for h in helds if h.row.pk is None]
+        created = {id(row) for row in new}
+        TraineeTag.objects.bulk_create(new)
+        TagEvidence.objects.bulk_create([piece for h in helds for piece in h.recorded])
+        TagContradiction.objects.bulk_create([c for h in helds for c in h.contradicted])
+        TagTransition.objects.bulk_create(self.transitions)
+        TraineeTag.objects.bulk_update(
+            [h.row for h in helds if h.touched and id(h.row) not in created],
+            ["status", "observation_since", "hypothesis_since", "verified_at", "last_updated"],
+            batch_size=100,  # one CASE per column per batch: PostgreSQL's cost grows with rows × branches
+        )
+
+    # -- the rules' facts -----------------------------------------------------------------------------
+
+    def _held_or_new(self, trainee_id: int, definition: catalogue.TagDef, *, at) -> _Held:
+        held = self.held.get((trainee_id, definition.name))
+        if held is None:
+            row = TraineeTag(
+                trainee_id=trainee_id,
+                tag=definition.name,
+                source=definition.source,
+                status=Status.OBSERVATION,
+                observation_since=at,
+                last_updated=at,
+            )
+            held = self.held[trainee_id, definition.name] = _Held(row, cycle_sessions=set(), touched=True)
+            self.transitions.append(
+                TagTransition(
+                    trainee_tag=row, from_status="", to_status=Status.OBSERVATION, at=at, reason="첫 근거 기록"
+                )
+            )
+        return held
+
+    def _evidence_count(self, held: _Held) -> int:
+        return held.evidence_count + len(held.recorded)
+
+    def _cycle_sessions(self, held: _Held) -> set[int]:
+        """Sessions with evidence since the current observation cycle began."""
+        if held.cycle_sessions is None:
+            since = held.row.observation_since
+            held.cycle_sessions = {p.session_id for p in held.recorded if p.session_id is not None and p.at >= since}
+            if held.row.pk is not None and held.last_evidence_at is not None and held.last_evidence_at >= since:
+                held.cycle_sessions |= set(
+                    held.row.evidence.filter(at__gte=since, session__isnull=False).values_list("session_id", flat=True)
+                )
+        return held.cycle_sessions
+
+    def _evidence_since(self, held: _Held, since, as_of) -> bool:
+        """Whether a piece was recorded in (since, as_of]."""
+        if any(since < p.at <= as_of for p in held.recorded):
+            return True
+        if held.row.pk is None or held.last_evidence_at is None or held.last_evidence_at <= since:
+            return False
+        if held.first_after_since == since:
+            return held.first_after is not None and held.first_after <= as_of
+        return held.row.evidence.filter(at__gt=since, at__lte=as_of).exists()
+
+    def _verification_due(self, held: _Held, *, as_of) -> bool:
+        """The hypothesis → verified condition of CONTRACT §6, evaluated at ``as_of``."""
+        row = held.row
+        if row.status != Status.HYPOTHESIS or row.hypothesis_since is None:
+            return False
+        since = row.hypothesis_since
+        if as_of - since < datetime.timedelta(days=settings.UTAG_VERIFY_AFTER_DAYS):
+            return False
+        if not self._evidence_since(held, since, as_of):
+            return False
+        contradicted = (held.last_contradiction_at is not None and held.last_contradiction_at > since) or any(
+            c.at > since for c in held.contradicted
+        )
+        if contradicted:
+            return False
+        return self._evidence_count(held) >= settings.UTAG_VERIFY_MIN_EVIDENCE
+
+    def _transition(self, held: _Held, to_status: str, *, at, reason: str, by=None, evidence=None, contradiction=None):
+        row = held.row
+        self.transitions.append(
+            TagTransition(
+                trainee_tag=row,
+                from_status=row.status,
+                to_status=to_status,
+                at=at,
+                reason=reason,
+                evidence=evidence,
+                contradiction=contradiction,
+                recorded_by=by,
+            )
+        )
+        if to_status == Status.HYPOTHESIS:
+            row.hypothesis_since = at
+            row.verified_at = None
+        elif to_status == Status.OBSERVATION:
+            row.observation_since = at
+            row.hypothesis_since = None
+            row.verified_at = None
+            held.cycle_sessions = None  # a new cycle: read again when needed
+        elif to_status == Status.VERIFIED:
+            row.verified_at = at
+        row.status = to_status
 
 
 @transaction.atomic
@@ -178,50 +444,22 @@ def tag_evidence_add(
     detail: dict | None = None,
     at: datetime.datetime | None = None,
 ) -> Recorded:
-    """Adds one piece of evidence to the trainee's ``tag`` (creating the tag) and applies the lifecycle.
-
-    ``source``, when given, must be the catalogue's source of the tag (a trainee can only add to declared
-    tags). The same (tag, session, event) a second time changes nothing.
-    """
-    definition = tag_definition(tag)
-    if source is not None and source != definition.source:
-        raise TagInputError("source", f"태그 '{tag}'의 출처는 '{definition.source}'입니다('{source}'가 아님).")
-    text = _clean_event(event)
-    session_id = _session_of_trainee(session_id, trainee_id)
-    at = at or timezone.now()
-    row, _ = _locked_tag(trainee_id, tag, at=at)
-    if row.evidence.filter(session_id=session_id, event=text).exists():
-        return Recorded(row, False)
-    piece = TagEvidence.objects.create(
-        trainee_tag=row,
+    """Adds one piece of evidence to the trainee's ``tag`` (creating the tag) and applies the lifecycle
+    (``TagBook.add_evidence``)."""
+    book = TagBook([trainee_id], [session_id])
+    done = book.add_evidence(
+        trainee_id=trainee_id,
+        tag=tag,
+        event=event,
+        source=source,
         session_id=session_id,
-        event=text,
-        detail=detail or {},
-        at=at,
         origin=origin,
         recorded_by=recorded_by,
+        detail=detail,
+        at=at or timezone.now(),
     )
-    if row.status == Status.OBSERVATION:
-        sessions = (
-            row.evidence.filter(at__gte=row.observation_since, session__isnull=False)
-            .values("session_id")
-            .distinct()
-            .count()
-        )
-        if sessions >= 2:
-            _transition(
-                row,
-                Status.HYPOTHESIS,
-                at=at,
-                reason="서로 다른 두 회기에서 근거가 확인됨",
-                by=recorded_by,
-                evidence=piece,
-            )
-    elif row.status == Status.HYPOTHESIS:
-        _verify_if_due(row, as_of=at, by=recorded_by, evidence=piece)
-    row.last_updated = at
-    row.save()
-    return Recorded(row, True)
+    book.write()
+    return done
 
 
 @transaction.atomic
@@ -237,50 +475,22 @@ def tag_contradiction_record(
     detail: dict | None = None,
     at: datetime.datetime | None = None,
 ) -> Recorded:
-    """Records a contradiction to an existing tag and demotes it as its severity says.
-
-    Raises ``TraineeTag.DoesNotExist`` when the trainee has no such tag (nothing to contradict).
-    """
-    tag_definition(tag)
-    if severity not in ContradictionSeverity.values:
-        raise TagInputError("severity", f"강도(severity)는 {', '.join(ContradictionSeverity.values)} 중 하나입니다.")
-    text = _clean_event(event)
-    session_id = _session_of_trainee(session_id, trainee_id)
-    at = at or timezone.now()
-    row = TraineeTag.objects.select_for_update().get(trainee_id=trainee_id, tag=tag)
-    if row.contradictions.filter(session_id=session_id, event=text).exists():
-        return Recorded(row, False)
-    contradiction = TagContradiction.objects.create(
-        trainee_tag=row,
-        session_id=session_id,
-        event=text,
+    """Records a contradiction to an existing tag and demotes it as its severity says
+    (``TagBook.add_contradiction``; ``TraineeTag.DoesNotExist`` when there is no such tag)."""
+    book = TagBook([trainee_id], [session_id])
+    done = book.add_contradiction(
+        trainee_id=trainee_id,
+        tag=tag,
+        event=event,
         severity=severity,
-        detail=detail or {},
-        at=at,
+        session_id=session_id,
         origin=origin,
         recorded_by=recorded_by,
+        detail=detail,
+        at=at or timezone.now(),
     )
-    if severity == ContradictionSeverity.MEDIUM and row.status == Status.VERIFIED:
-        _transition(
-            row,
-            Status.HYPOTHESIS,
-            at=at,
-            reason="반증(보통) 기록: 검증 → 가설, 추가 관찰 필요",
-            by=recorded_by,
-            contradiction=contradiction,
-        )
-    elif severity == ContradictionSeverity.HIGH and row.status in (Status.VERIFIED, Status.HYPOTHESIS):
-        _transition(
-            row,
-            Status.OBSERVATION,
-            at=at,
-            reason="반증(높음) 기록: 관찰 단계로 되돌림",
-            by=recorded_by,
-            contradiction=contradiction,
-        )
-    row.last_updated = at
-    row.save()
-    return Recorded(row, True)
+    book.write()
+    return done
 
 
 def run_moment(day: datetime.date) -> datetime.datetime:
@@ -290,21 +500,23 @@ def run_moment(day: datetime.date) -> datetime.datetime:
     return min(timezone.now(), end)
 
 
+@transaction.atomic
 def tags_nightly_check(*, day: datetime.date) -> dict:
     """Verifies every hypothesis whose time has come (as of the end of ``day``); idempotent."""
     as_of = run_moment(day)
     cutoff = as_of - datetime.timedelta(days=settings.UTAG_VERIFY_AFTER_DAYS)
-    candidates = list(
-        TraineeTag.objects.filter(status=Status.HYPOTHESIS, hypothesis_since__lte=cutoff).values_list("pk", flat=True)
-    )
+    due = TraineeTag.objects.filter(status=Status.HYPOTHESIS, hypothesis_since__lte=cutoff)
+    candidates = list(due.values_list("trainee_id", "tag"))
+    if not candidates:
+        return {"checked": 0, "verified": 0}
+    book = TagBook({trainee for trainee, _ in candidates})
     verified = 0
-    for pk in candidates:
-        with transaction.atomic():
-            row = TraineeTag.objects.select_for_update().get(pk=pk)
-            if _verify_if_due(row, as_of=as_of):
-                row.last_updated = as_of
-                row.save()
-                verified += 1
+    for key in candidates:
+        held = book.held.get(key)
+        if held is not None and book.verify_if_due(held, as_of=as_of):
+            held.row.last_updated = as_of
+            verified += 1
+    book.write()
     return {"checked": len(candidates), "verified": verified}
 
 
@@ -353,14 +565,20 @@ def _share_text(entry: dict) -> str:
         return ""
 
 
+def risk_assessment_skipped(session_ids: Iterable[int]) -> dict[int, bool]:
+    """Per session with safety events (CONTRACT §8): True when one of them went unanswered — so order
+    counts: an assessment long after the disclosure, or before it, does not clear it; False when every
+    event was answered. Sessions without events are left out. One query for any number of sessions."""
+    answered: dict[int, bool] = {}
+    events = events_of_all_trainees().filter(turn__session_id__in=list(session_ids)).order_by()
+    for session_id, was_answered in events.values_list("session_id", "answered"):
+        answered[session_id] = answered.get(session_id, True) and was_answered
+    return {session_id: not every for session_id, every in answered.items()}
+
+
 def session_skips_risk_assessment(session_id: int) -> bool | None:
-    """True when a safety event of the session (CONTRACT §8) went unanswered — so order counts: an
-    assessment long after the disclosure, or before it, does not clear it; False when every event was
-    answered; None when the session has none."""
-    answered = list(events_of_all_trainees(session_id=session_id).values_list("answered", flat=True))
-    if not answered:
-        return None
-    return not all(answered)
+    """``risk_assessment_skipped`` of one session; None when it has no safety event."""
+    return risk_assessment_skipped([session_id]).get(session_id)
 
 
 RECORD_PHASES = ("both", "evidence", "contradictions")
@@ -370,26 +588,50 @@ RECORD_PHASES = ("both", "evidence", "contradictions")
 def tags_record_gauge_evidence(
     *, trainee_id: int, session_id: int, snapshot: dict, day: datetime.date, record: str = "both"
 ) -> dict:
-    """Turns one PER-SESSION gauge snapshot (CONTRACT §6 shape) into observed evidence and contradictions.
-
-    Idempotent: every event text is derived from the session and the category alone, so a re-run finds
-    the rows it wrote. Returns ``{"evidence": n, "contradictions": n}`` counting new rows only.
-    ``record`` is ``"evidence"``, ``"contradictions"`` or ``"both"``: the nightly step records every
-    snapshot's evidence before any contradiction, so a contradiction meets every tag the night created,
-    whatever the order of the snapshots.
-    """
+    """Turns one PER-SESSION gauge snapshot (CONTRACT §6 shape) into observed evidence and contradictions
+    (``record_gauge_pieces``). Returns ``{"evidence": n, "contradictions": n}`` counting new rows only."""
     if record not in RECORD_PHASES:
         raise ValueError(f"record must be one of {RECORD_PHASES}, not {record!r}")
-    if not Session.objects.filter(pk=session_id, trainee_id=trainee_id).exists():
+    book = TagBook([trainee_id], [session_id])
+    if book.owners.get(session_id) != trainee_id:
         raise TagInputError("session", f"회기 {session_id}는 수련생 {trainee_id}의 회기가 아닙니다.")
-    at = run_moment(day)
-    existing = set(TraineeTag.objects.filter(trainee_id=trainee_id).values_list("tag", flat=True))
+    counts = record_gauge_pieces(
+        book,
+        trainee_id=trainee_id,
+        session_id=session_id,
+        snapshot=snapshot,
+        at=run_moment(day),
+        record=record,
+        skipped=session_skips_risk_assessment(session_id),
+    )
+    book.write()
+    return counts
+
+
+def record_gauge_pieces(
+    book: TagBook,
+    *,
+    trainee_id: int,
+    session_id: int,
+    snapshot: dict,
+    at: datetime.datetime,
+    record: str,
+    skipped: bool | None,
+) -> dict:
+    """One per-session snapshot's evidence and contradictions, recorded in ``book`` (the session is one of
+    its sessions). ``skipped``: ``session_skips_risk_assessment`` of the session.
+
+    Idempotent: every event text is derived from the session and the category alone, so a re-run finds
+    the rows it wrote. ``record`` is ``"evidence"``, ``"contradictions"`` or ``"both"``: the nightly step
+    records every snapshot's evidence before any contradiction, so a contradiction meets every tag the
+    night created, whatever the order of the snapshots.
+    """
     counts = {"evidence": 0, "contradictions": 0}
 
     def evidence(tag: str, event: str, detail: dict) -> None:
         if record == "contradictions":
             return
-        done = tag_evidence_add(
+        done = book.add_evidence(
             trainee_id=trainee_id,
             tag=tag,
             event=event,
@@ -399,12 +641,11 @@ def tags_record_gauge_evidence(
             at=at,
         )
         counts["evidence"] += done.created
-        existing.add(tag)
 
     def contradiction(tag: str, event: str, severity: str, detail: dict) -> None:
-        if tag not in existing or record == "evidence":
+        if (trainee_id, tag) not in book.held or record == "evidence":
             return
-        done = tag_contradiction_record(
+        done = book.add_contradiction(
             trainee_id=trainee_id,
             tag=tag,
             event=event,
@@ -465,9 +706,6 @@ def tags_record_gauge_evidence(
             rq_detail,
         )
 
-    # the events are read only when they can add something: evidence, or a contradiction of an existing tag
-    wanted = record != "contradictions" or catalogue.SKIPS_RISK_ASSESSMENT in existing
-    skipped = session_skips_risk_assessment(session_id) if wanted else None
     if skipped is True:
         evidence(catalogue.SKIPS_RISK_ASSESSMENT, "안전 핵심 내담자 상태가 나왔으나 위험사정 발화가 없었음", {})
     elif skipped is False:

@@ -3,6 +3,9 @@ it records equals a full recompute."""
 
 import datetime
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
 from supervision.gauge.services import gauge_compute
 from supervision.importing.services import import_transcripts
 from supervision.models import SupervisorComment, Turn
@@ -93,3 +96,22 @@ def test_a_tag_added_between_nights_is_checked_against_the_unchanged_sessions(ca
     rows = tag_rows()
     assert tags_nightly(day=DAY + datetime.timedelta(days=1), full=True)["contradictions"] == 0
     assert tag_rows() == rows
+
+
+def test_a_night_costs_the_same_queries_for_two_sessions_or_six(cast):
+    """Each phase is one TagBook: the queries do not grow with the snapshots, the pieces or the trainees."""
+    for code in ("TQ1", "TQ2"):
+        import_session(code)
+    gauge_compute(day=DAY)
+    with CaptureQueriesContext(connection) as two:
+        first = tags_nightly(day=DAY)
+    for index in range(6):
+        lines = golden_session(f"TR{index}", 8, trainee="trainee_b", held_on="2026-11-18")
+        assert import_transcripts(rows=enumerate(lines, start=1)).ok
+    later = DAY + datetime.timedelta(days=1)
+    gauge_compute(day=later)
+    with CaptureQueriesContext(connection) as six:
+        second = tags_nightly(day=later)
+    assert (first["snapshots"], second["snapshots"]) == (2, 6)
+    assert second["evidence"] > first["evidence"] > 0
+    assert len(six) == len(two)
