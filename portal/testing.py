@@ -237,6 +237,7 @@ class Worker:
 
     env: dict[str, str]
     pool: str = "solo"
+    concurrency: int = 1
     process: subprocess.Popen | None = None
     log_path: Path | None = None
 
@@ -251,7 +252,7 @@ class Worker:
                 "portal",
                 "worker",
                 f"--pool={self.pool}",
-                "--concurrency=1",
+                f"--concurrency={self.concurrency}",
                 "--loglevel=INFO",
                 "--without-gossip",
                 "--without-mingle",

@@ -353,10 +353,36 @@ def trajectory_nightly(*, day: dt.date, full: bool = False, processes: int | Non
     audit (``sessions_to_audit``), or every session with ``full``.
 
     ``day`` only labels the run; audits are per session, not per day, so the step is safe to run twice.
-    The result counts what was done: ``sessions`` audited (0 on a night where nothing changed).
+    The result counts what was done: ``sessions`` audited (0 on a night where nothing changed), and
+    ``queued``, the sessions handed to the worker's other processes (``_share_with_worker_children``).
     """
-    if full:
-        summary = trajectory_audit_sessions(processes=processes)
-    else:
-        summary = _audit(sessions_to_audit(), batch_size=BATCH_SESSIONS, processes=processes)
-    return {"day": day.isoformat(), **summary.as_dict()}
+    ids = list(Session.objects.order_by("id").values_list("id", flat=True)) if full else sessions_to_audit()
+    here, queued = _share_with_worker_children(ids, processes)
+    summary = _audit(here, batch_size=BATCH_SESSIONS, processes=processes)
+    return {"day": day.isoformat(), **summary.as_dict(), "queued": len(queued)}
+
+
+def _share_with_worker_children(ids: list[int], processes: int | None) -> tuple[list[int], list[int]]:
+    """(audited here, queued). The scheduled night runs in a Celery prefork child, a daemon, which may not
+    start processes of its own: there the sessions of a big night are shared with the worker's other
+    children instead, all but a first part queued as ``supervision.audit_sessions`` tasks, so every core
+    audits. A queued part is recorded in ``AuditedRevision`` when done; one that is lost is simply audited
+    again the next night. Elsewhere (``compute_gauges``, a solo worker) the process pool does it."""
+    wanted = settings.TRAJECTORY_AUDIT_PROCESSES if processes is None else processes
+    if wanted <= 1 or len(ids) < POOL_MIN_SESSIONS or not multiprocessing.current_process().daemon:
+        return ids, []
+    from portal.queue import enqueue
+    from supervision.trajectory.tasks import audit_sessions  # the task module imports this one
+
+    # Several parts per child, so the children finish at about the same time.
+    size = math.ceil(len(ids) / (wanted * 4))
+    parts = [ids[start : start + size] for start in range(0, len(ids), size)]
+    for part in parts[1:]:
+        enqueue(audit_sessions, part, in_process_if_down=True)
+    logger.info(
+        "trajectory audit: %d sessions here, %d queued in %d parts",
+        len(parts[0]),
+        len(ids) - len(parts[0]),
+        len(parts) - 1,
+    )
+    return parts[0], [session_id for part in parts[1:] for session_id in part]

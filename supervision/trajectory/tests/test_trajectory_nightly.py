@@ -57,7 +57,7 @@ def test_it_audits_only_the_sessions_whose_rows_changed(three_sessions, tmp_path
     assert (first["sessions"], first["windows"]) == (3, 2 + 3 + 3)
 
     quiet = trajectory_nightly(day=DAY + dt.timedelta(days=1))
-    assert quiet == {"day": "2026-12-01", "sessions": 0, "windows": 0, "turns": 0, "removed": 0}
+    assert quiet == {"day": "2026-12-01", "sessions": 0, "windows": 0, "turns": 0, "removed": 0, "queued": 0}
 
     # TN2 is re-imported with other labels and words, shorter; TN3 loses one client-state link
     lines = import_lines(tmp_path, "TN2", 9, worse=False)
