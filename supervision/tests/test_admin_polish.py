@@ -19,6 +19,7 @@ def test_admin_headings_read_as_our_own_korean(client, cast, session):
     client.force_login(cast.supervisor_a)
     listing = client.get("/admin/supervision/session/").content.decode()
     assert "회기 목록" in listing and "를(을) 선택" not in listing and "변경할" not in listing
+    assert "(으)로" not in listing and "수련생 기준" in listing  # the filter headings
     gauge_compute(day=session.held_on)
     snapshots = client.get("/admin/gauge/gaugesnapshot/").content.decode()
     assert "보기위한" not in snapshots and "검토 지표 스냅숏 목록" in snapshots
