@@ -39,7 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
-    "axes",
+    "portal.apps.LoginLockoutConfig",  # django-axes, with a Korean heading
     "import_export",
     "portal",
     "taxonomy",

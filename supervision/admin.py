@@ -18,9 +18,10 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ExportMixin, ImportMixin
+from import_export.admin import ImportMixin
 from simple_history.admin import SimpleHistoryAdmin
 
+from portal.tabular import PortalExportMixin
 from supervision import presentation, rules, selectors
 from supervision.commenting import (
     CommentForbidden,
@@ -625,7 +626,7 @@ def label_chips_html(turn):
 
 
 @admin.register(SupervisorComment)
-class SupervisorCommentAdmin(ExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
+class SupervisorCommentAdmin(PortalExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
     trainee_path = "turn__session__trainee"
     # the export is the change list as filtered, so a supervisor exports only their trainees' comments
     resource_classes = (CommentResource,)

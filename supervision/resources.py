@@ -104,6 +104,15 @@ class CommentResource(PortalModelResource):
     expected = fields.Field(column_name="expected")
     actual = fields.Field(column_name="actual")
     severity = fields.Field(column_name="severity")
+    column_labels = {
+        "session": "회기",
+        "trainee": "수련생",
+        "utterance_id": "발화 ID",
+        "dimension": "이탈 차원",
+        "expected": "권장 기법",
+        "actual": "실제 기법",
+        "severity": "심각도",
+    }
 
     class Meta:
         model = SupervisorComment
@@ -192,6 +201,7 @@ class TraineeTagResource(PortalModelResource):
     trainee = fields.Field(column_name="trainee", attribute="trainee__username")
     evidence = fields.Field(column_name="evidence")
     contradictions = fields.Field(column_name="contradictions")
+    column_labels = {"evidence": "근거 수", "contradictions": "반증 수"}
 
     class Meta:
         model = TraineeTag

@@ -4,9 +4,9 @@ from django.contrib import admin, messages
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ExportMixin
 
 from portal.queue import QueueUnavailable
+from portal.tabular import PortalExportMixin
 from supervision import presentation
 from supervision.admin import RoleScopedAdmin, trainee_list_filter
 from supervision.feedback import charts
@@ -61,7 +61,7 @@ class ScopeFilter(admin.SimpleListFilter):
 
 
 @admin.register(GaugeSnapshot)
-class GaugeSnapshotAdmin(ExportMixin, RoleScopedAdmin):
+class GaugeSnapshotAdmin(PortalExportMixin, RoleScopedAdmin):
     resource_classes = (GaugeSnapshotResource,)  # the change list as filtered: a supervisor's own trainees
     list_display = (
         "trainee",

@@ -5,8 +5,8 @@ from django import forms
 from django.contrib import admin
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ExportMixin
 
+from portal.tabular import PortalExportMixin
 from supervision.admin import RoleScopedAdmin, WrittenElsewhereMixin, trainee_list_filter
 from supervision.models import Session
 from supervision.resources import TraineeTagResource
@@ -84,7 +84,7 @@ class TransitionInline(WrittenElsewhereMixin, admin.TabularInline):
 
 
 @admin.register(TraineeTag)
-class TraineeTagAdmin(ExportMixin, RoleScopedAdmin):
+class TraineeTagAdmin(PortalExportMixin, RoleScopedAdmin):
     resource_classes = (TraineeTagResource,)  # the change list as filtered: a supervisor's own trainees
     list_display = (
         "trainee",

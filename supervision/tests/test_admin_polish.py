@@ -74,3 +74,14 @@ def test_the_trend_chart_labels_one_date_once():
     assert svg.count(">2026-11-05<") == 1
     two = charts.trend_svg([{"date": "2026-11-05", "categories": {}}, {"date": "2026-11-12", "categories": {}}])
     assert two.count(">2026-11-05<") == 1 and two.count(">2026-11-12<") == 1
+
+
+def test_export_screens_and_the_lockout_heading_read_in_korean(client, cast, session):
+    client.force_login(cast.staff)
+    export = client.get("/admin/supervision/supervisorcomment/export/").content.decode()
+    assert "내보낼 항목" in export and "This exporter" not in export and "모두 선택" in export
+    # each column: its Korean name, then the header the file carries
+    assert "발화 ID (utterance_id)" in export and "작성 시각 (created_at)" in export
+    assert "Utterance Id" not in export
+    home = client.get("/admin/").content.decode()
+    assert "로그인 잠금 (axes)" in home and "Access attempts" not in home
