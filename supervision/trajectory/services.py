@@ -37,7 +37,8 @@ from django.utils import timezone
 
 from supervision.exporting import label_codes_by_turn
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
-from supervision.trajectory.engine.audit import audit_windows
+from supervision.trajectory.engine.audit import audit_sessions
+from supervision.trajectory.engine.extractor import ClinicalState
 from supervision.trajectory.engine.resources import engine_version, load_resources
 from supervision.trajectory.models import AuditedRevision, TrajectoryAudit
 
@@ -163,43 +164,55 @@ def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, 
     the same in this process or a worker."""
     kept: dict[int, int] = {}
     n_turns = 0
-    windows: list[tuple[int, int, list[dict[str, Any]]]] = []
+    work: list[tuple[Sequence[TurnRow], list[tuple[int, int]]]] = []
     for session_id, rows in sessions:
-        turns = [
-            {
-                "seq": seq,
-                "utterance_id": utterance_id,
-                "speaker": speaker,
-                "text": text,
-                "nonverbal": nonverbal,
-                "techniques": techniques,
-                "client_states": client_states,
-            }
-            for seq, utterance_id, speaker, text, nonverbal, techniques, client_states in rows
-        ]
-        n_turns += len(turns)
-        bounds = window_bounds(len(turns))
+        n_turns += len(rows)
+        bounds = window_bounds(len(rows))
         kept[session_id] = len(bounds)
-        windows += [(session_id, index, turns[start:end]) for index, (start, end) in enumerate(bounds)]
-    results = audit_windows([window for _, _, window in windows])
+        work.append((rows, bounds))
+    audits = audit_sessions(work, with_states=False)
+    states_json = _StatesJson(load_resources().classes)
     dumps = json.JSONEncoder(ensure_ascii=False).encode
-    rows = [
+    out = [
         (
             session_id,
             index,
-            window[0]["seq"],
-            window[-1]["seq"],
+            rows[start][0],
+            rows[end - 1][0],
             result.label,
             result.score,
             result.explanation,
-            dumps(result.states),
+            states_json(result.clinical_states),
             dumps(result.sycophancy_turns),
             version,
             computed_at,
         )
-        for (session_id, index, window), result in zip(windows, results, strict=True)
+        for (session_id, rows), (_rows, bounds), results in zip(sessions, work, audits, strict=True)
+        for index, ((start, end), result) in enumerate(zip(bounds, results, strict=True))
     ]
-    return BatchRows(rows, kept, n_turns)
+    return BatchRows(out, kept, n_turns)
+
+
+class _StatesJson:
+    """A window's states as the JSON text ``json.JSONEncoder(ensure_ascii=False).encode`` gives for their
+    ``as_dict`` list, each distinct state encoded once: a turn's state is in two windows, and is the same
+    object in both unless carry_forward rewrote it at the start of one."""
+
+    def __init__(self, classes: Sequence[str]) -> None:
+        self._classes = classes
+        self._encode = json.JSONEncoder(ensure_ascii=False).encode
+        self._known: dict[ClinicalState, str] = {}
+
+    def __call__(self, states: Sequence[ClinicalState]) -> str:
+        known = self._known
+        parts = []
+        for state in states:
+            text = known.get(state)
+            if text is None:
+                text = known[state] = self._encode(state.as_dict(self._classes))
+            parts.append(text)
+        # The encoder's list separator, so the text is byte for byte the encoding of the whole list.
+        return "[" + ", ".join(parts) + "]"
 
 
 def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:
