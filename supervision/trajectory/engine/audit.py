@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -149,7 +151,13 @@ def audit_windows(
     """audit_window() for many windows: the template matching of equal-length windows runs as one numpy
     pass (same results as one by one). with_states=False leaves WindowAudit.states empty for callers that
     only print label/score/explanation (the CLI), which saves rounding every distortion of every turn."""
-    config = config or DEFAULT_CONFIG
+    with _cycle_collection_paused():
+        return _audit_windows(windows, config or DEFAULT_CONFIG, with_states)
+
+
+def _audit_windows(
+    windows: Sequence[Sequence[Mapping[str, Any]]], config: AuditConfig, with_states: bool
+) -> list[WindowAudit]:
     res = load_resources(config.data_dir)
     decay, risk_decay = _carry_decays(res)
     prepared = []
@@ -175,7 +183,13 @@ def audit_sessions(
     Overlapping windows share turns (with stride 5 every turn is in two), so each turn's state or stance is
     extracted once per session here rather than once per window; carry_forward still runs per window, because
     it starts again from each window's first client state."""
-    config = config or DEFAULT_CONFIG
+    with _cycle_collection_paused():
+        return _audit_sessions(sessions, config or DEFAULT_CONFIG, with_states)
+
+
+def _audit_sessions(
+    sessions: Sequence[tuple[Sequence[TurnFields], Sequence[tuple[int, int]]]], config: AuditConfig, with_states: bool
+) -> list[list[WindowAudit]]:
     res = load_resources(config.data_dir)
     decay, risk_decay = _carry_decays(res)
     prepared = []
@@ -211,6 +225,22 @@ def audit_sessions(
         out.append(audits[first : first + count])
         first += count
     return out
+
+
+@contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a batch is audited. The engine makes many small objects and no
+    reference cycles (reference counting frees them), yet their number triggers full collections, each a walk
+    over the whole process heap (Django, numpy, the batch's turns): measured at 15 % of audit_rows (2 full
+    collections, 0.46 s of 2.98 s CPU for 4,950 windows). Cycles made meanwhile are collected afterwards."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _carry_decays(res: Resources) -> tuple[float, float | None]:
