@@ -206,8 +206,8 @@ def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, 
 
 class _StatesJson:
     """A window's states as the JSON text ``json.JSONEncoder(ensure_ascii=False).encode`` gives for their
-    ``as_dict`` list, each distinct state encoded once: a turn's state is in two windows, and is the same
-    object in both unless carry_forward rewrote it at the start of one."""
+    ``as_dict`` list, each distinct state encoded once: a turn's state is in two windows, and equal in both
+    unless carry_forward rewrote it in one (it restarts at each window's first client state)."""
 
     def __init__(self, classes: Sequence[str]) -> None:
         self._classes = classes
