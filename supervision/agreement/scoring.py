@@ -16,15 +16,6 @@ from dataclasses import dataclass, field
 import krippendorff
 import numpy as np
 from scipy import sparse
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics import (
-    accuracy_score,
-    cohen_kappa_score,
-    confusion_matrix,
-    f1_score,
-    multilabel_confusion_matrix,
-    precision_recall_fscore_support,
-)
 
 from taxonomy import catalogue
 
@@ -81,10 +72,20 @@ def _ordered(values: Iterable[str], axis: str) -> list[str]:
     return known + sorted(values - set(known))
 
 
+def _metrics():
+    """scikit-learn's metrics module, imported on first use: the admin imports this module at every start of
+    the project (each management command, each web worker) and the import costs about a second."""
+    from sklearn import metrics
+
+    return metrics
+
+
 @contextmanager
 def _quiet():
     """scikit-learn warns about the cases §7 defines (κ undefined, a class one side never used): the
     figures already say so with null and 0."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         warnings.simplefilter("ignore", UserWarning)
@@ -95,7 +96,7 @@ def _quiet():
 def _kappa(reference: np.ndarray, rater: np.ndarray, labels: Sequence) -> float | None:
     """Cohen's κ, ``None`` when undefined (expected agreement 1: both sides constant and equal)."""
     with _quiet():
-        return _round(cohen_kappa_score(reference, rater, labels=labels, replace_undefined_by=np.nan))
+        return _round(_metrics().cohen_kappa_score(reference, rater, labels=labels, replace_undefined_by=np.nan))
 
 
 # The four (reference, rater) presence pairs; weighted by a label's 2×2 counts they are exactly its two
@@ -106,7 +107,7 @@ _PAIRS_RATER = np.array([0, 1, 0, 1])
 
 def _kappa_of_cells(cells: np.ndarray) -> float | None:
     with _quiet():
-        value = cohen_kappa_score(
+        value = _metrics().cohen_kappa_score(
             _PAIRS_REFERENCE,
             _PAIRS_RATER,
             labels=[0, 1],
@@ -135,9 +136,11 @@ def multi_label_axis(reference: Mapping, rater: Mapping, axis: str, order=None) 
     width = max(len(labels), 2)
     ref, rat = _indicators(turns, reference, column, width), _indicators(turns, rater, column, width)
     with _quiet():
-        precision, recall, f1, support = precision_recall_fscore_support(ref, rat, average=None, zero_division=0)
-        micro = f1_score(ref, rat, average="micro", zero_division=0)
-        cells = multilabel_confusion_matrix(ref, rat)  # per label [[TN, FP], [FN, TP]]
+        precision, recall, f1, support = _metrics().precision_recall_fscore_support(
+            ref, rat, average=None, zero_division=0
+        )
+        micro = _metrics().f1_score(ref, rat, average="micro", zero_division=0)
+        cells = _metrics().multilabel_confusion_matrix(ref, rat)  # per label [[TN, FP], [FN, TP]]
     kappas = [_kappa_of_cells(cell) for cell in cells[: len(labels)]]
     defined = [k for k in kappas if k is not None]
     return {
@@ -183,9 +186,9 @@ def single_valued_axis(reference: Mapping, rater: Mapping, axis: str, order=None
     rat = np.fromiter((index[v] for v in rat_values), dtype=np.int16, count=len(turns))
     ids = list(range(len(classes)))
     with _quiet():
-        matrix = confusion_matrix(ref, rat, labels=ids)
-        accuracy = accuracy_score(ref, rat)
-        macro = f1_score(ref, rat, labels=ids, average="macro", zero_division=0)
+        matrix = _metrics().confusion_matrix(ref, rat, labels=ids)
+        accuracy = _metrics().accuracy_score(ref, rat)
+        macro = _metrics().f1_score(ref, rat, labels=ids, average="macro", zero_division=0)
     return {
         "turns": len(turns),
         "accuracy": _round(accuracy),

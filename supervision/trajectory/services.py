@@ -33,11 +33,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, models, transaction
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from supervision.exporting import label_codes_by_turn
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
-from supervision.trajectory.engine.audit import audit_windows
+from supervision.trajectory.engine.audit import audit_sessions
+from supervision.trajectory.engine.extractor import ClinicalState
 from supervision.trajectory.engine.resources import engine_version, load_resources
 from supervision.trajectory.models import AuditedRevision, TrajectoryAudit
 
@@ -137,10 +140,12 @@ def _read_batch(session_ids: Sequence[int]) -> tuple[dict[int, int], list[tuple[
     techniques = label_codes_by_turn(TurnTechnique, session_ids)
     states = label_codes_by_turn(TurnClientState, session_ids)
     by_session: dict[int, list[TurnRow]] = defaultdict(list)
+    # The non-verbal cues as JSON text, decoded here only when there are any: most turns have none, and the
+    # JSON field's own decoding of every "[]" was half of this read's time (profiled).
     rows = (
         Turn.objects.filter(session_id__in=session_ids)
         .order_by("session_id", "seq")
-        .values_list("id", "session_id", "seq", "utterance_id", "speaker", "text", "nonverbal")
+        .values_list("id", "session_id", "seq", "utterance_id", "speaker", "text", Cast("nonverbal", TextField()))
     )
     empty: list[str] = []
     for turn_id, session_id, seq, utterance_id, speaker, text, nonverbal in rows:
@@ -150,7 +155,7 @@ def _read_batch(session_ids: Sequence[int]) -> tuple[dict[int, int], list[tuple[
                 utterance_id,
                 speaker,
                 text,
-                nonverbal or empty,
+                _nonverbal_cues(nonverbal, empty),
                 techniques.get(turn_id, empty),
                 states.get(turn_id, empty),
             )
@@ -158,48 +163,67 @@ def _read_batch(session_ids: Sequence[int]) -> tuple[dict[int, int], list[tuple[
     return revisions, [(sid, by_session.get(sid, [])) for sid in session_ids if sid in revisions]
 
 
+def _nonverbal_cues(as_json: str | None, empty: list[str]) -> list:
+    """What the JSON field would give for the column's text (``[]`` for none, as the engine expects)."""
+    if not as_json or as_json == "[]":
+        return empty
+    return json.loads(as_json) or empty
+
+
 def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, computed_at: dt.datetime) -> BatchRows:
     """The engine over every window of the given sessions, as rows for COPY. Pure: no database, so it runs
     the same in this process or a worker."""
     kept: dict[int, int] = {}
     n_turns = 0
-    windows: list[tuple[int, int, list[dict[str, Any]]]] = []
+    work: list[tuple[Sequence[TurnRow], list[tuple[int, int]]]] = []
     for session_id, rows in sessions:
-        turns = [
-            {
-                "seq": seq,
-                "utterance_id": utterance_id,
-                "speaker": speaker,
-                "text": text,
-                "nonverbal": nonverbal,
-                "techniques": techniques,
-                "client_states": client_states,
-            }
-            for seq, utterance_id, speaker, text, nonverbal, techniques, client_states in rows
-        ]
-        n_turns += len(turns)
-        bounds = window_bounds(len(turns))
+        n_turns += len(rows)
+        bounds = window_bounds(len(rows))
         kept[session_id] = len(bounds)
-        windows += [(session_id, index, turns[start:end]) for index, (start, end) in enumerate(bounds)]
-    results = audit_windows([window for _, _, window in windows])
+        work.append((rows, bounds))
+    audits = audit_sessions(work, with_states=False)
+    states_json = _StatesJson(load_resources().classes)
     dumps = json.JSONEncoder(ensure_ascii=False).encode
-    rows = [
+    out = [
         (
             session_id,
             index,
-            window[0]["seq"],
-            window[-1]["seq"],
+            rows[start][0],
+            rows[end - 1][0],
             result.label,
             result.score,
             result.explanation,
-            dumps(result.states),
+            states_json(result.clinical_states),
             dumps(result.sycophancy_turns),
             version,
             computed_at,
         )
-        for (session_id, index, window), result in zip(windows, results, strict=True)
+        for (session_id, rows), (_rows, bounds), results in zip(sessions, work, audits, strict=True)
+        for index, ((start, end), result) in enumerate(zip(bounds, results, strict=True))
     ]
-    return BatchRows(rows, kept, n_turns)
+    return BatchRows(out, kept, n_turns)
+
+
+class _StatesJson:
+    """A window's states as the JSON text ``json.JSONEncoder(ensure_ascii=False).encode`` gives for their
+    ``as_dict`` list, each distinct state encoded once: a turn's state is in two windows, and equal in both
+    unless carry_forward rewrote it in one (it restarts at each window's first client state)."""
+
+    def __init__(self, classes: Sequence[str]) -> None:
+        self._classes = classes
+        self._encode = json.JSONEncoder(ensure_ascii=False).encode
+        self._known: dict[ClinicalState, str] = {}
+
+    def __call__(self, states: Sequence[ClinicalState]) -> str:
+        known = self._known
+        parts = []
+        for state in states:
+            text = known.get(state)
+            if text is None:
+                text = known[state] = self._encode(state.as_dict(self._classes))
+            parts.append(text)
+        # The encoder's list separator, so the text is byte for byte the encoding of the whole list.
+        return "[" + ", ".join(parts) + "]"
 
 
 def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from .config import DEFAULT_CONFIG, AuditConfig
-from .extractor import ClinicalState, CounselorTurn, carry_forward, classify_counselor, extract_state
+from .extractor import (
+    ClinicalState,
+    CounselorTurn,
+    carry_forward,
+    classify_counselor,
+    client_state,
+    counselor_stance,
+    extract_state,
+)
 from .resources import Resources, load_resources
 from .scoring import ScoreParts, match_templates_many, score_window
 
 PRODUCTIVE, NEUTRAL, HARMFUL = "productive", "neutral", "harmful"
+
+# One turn as a tuple, the order of the §2 fields (callers that read turns from a database need no dicts):
+# (seq, utterance_id, speaker, text, nonverbal, techniques, client_states)
+TurnFields = tuple[int, str, str, str, Sequence[str], Sequence[str], Sequence[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +46,9 @@ class WindowAudit:
     sycophancy_turns: list[str]
     nearest_template: str = ""
     components: dict[str, float] = field(default_factory=dict)
+    # The states the score was computed from, unrounded (``states`` holds them rounded, as dicts); lets a
+    # caller that stores JSON encode each distinct state once (see services.audit_rows).
+    clinical_states: tuple[ClinicalState, ...] = ()
 
 
 def _label(score: float, thresholds: Mapping[str, float]) -> str:
@@ -133,11 +151,15 @@ def audit_windows(
     """audit_window() for many windows: the template matching of equal-length windows runs as one numpy
     pass (same results as one by one). with_states=False leaves WindowAudit.states empty for callers that
     only print label/score/explanation (the CLI), which saves rounding every distortion of every turn."""
-    config = config or DEFAULT_CONFIG
+    with _cycle_collection_paused():
+        return _audit_windows(windows, config or DEFAULT_CONFIG, with_states)
+
+
+def _audit_windows(
+    windows: Sequence[Sequence[Mapping[str, Any]]], config: AuditConfig, with_states: bool
+) -> list[WindowAudit]:
     res = load_resources(config.data_dir)
-    decay = float(res.model["extractor"].get("carry_decay", 0.0))
-    risk_decay = res.model["extractor"].get("risk_carry_decay")
-    risk_decay = None if risk_decay is None else float(risk_decay)
+    decay, risk_decay = _carry_decays(res)
     prepared = []
     for turns in windows:
         ordered = sorted(turns, key=lambda t: int(t.get("seq", 0)))
@@ -146,6 +168,94 @@ def audit_windows(
             states = carry_forward(states, decay, risk_decay)
         counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
         prepared.append((states, counselor))
+    return _score_windows(prepared, config, res, with_states)
+
+
+def audit_sessions(
+    sessions: Sequence[tuple[Sequence[TurnFields], Sequence[tuple[int, int]]]],
+    *,
+    config: AuditConfig | None = None,
+    with_states: bool = True,
+) -> list[list[WindowAudit]]:
+    """Per session (its turns in seq order, and its windows as half-open [start, end) turn index ranges):
+    the audits audit_windows() gives for ``[turns[start:end] for start, end in bounds]``, window for window.
+
+    Overlapping windows share turns (with stride 5 every turn is in two), so each turn's state or stance is
+    extracted once per session here rather than once per window; carry_forward still runs per window, because
+    it starts again from each window's first client state."""
+    with _cycle_collection_paused():
+        return _audit_sessions(sessions, config or DEFAULT_CONFIG, with_states)
+
+
+def _audit_sessions(
+    sessions: Sequence[tuple[Sequence[TurnFields], Sequence[tuple[int, int]]]], config: AuditConfig, with_states: bool
+) -> list[list[WindowAudit]]:
+    res = load_resources(config.data_dir)
+    decay, risk_decay = _carry_decays(res)
+    prepared = []
+    counts = []
+    for turns, bounds in sessions:
+        if any(a[0] > b[0] for a, b in pairwise(turns)):
+            # audit_windows() sorts each window; slicing an unsorted session would cut other windows.
+            raise ValueError("audit_sessions: a session's turns must be in seq order")
+        client: list[ClinicalState | None] = []
+        counselor: list[CounselorTurn | None] = []
+        for seq, utterance_id, speaker, text, nonverbal, techniques, client_states in turns:
+            if speaker == "client":
+                client.append(client_state(seq, utterance_id, text, nonverbal, client_states, config=config, res=res))
+                counselor.append(None)
+            elif speaker == "counselor":
+                client.append(None)
+                counselor.append(
+                    counselor_stance(seq, utterance_id, text, nonverbal, techniques, config=config, res=res)
+                )
+            else:
+                client.append(None)
+                counselor.append(None)
+        for start, end in bounds:
+            states = [s for s in client[start:end] if s is not None]
+            if decay > 0.0:
+                states = carry_forward(states, decay, risk_decay)
+            prepared.append((states, [c for c in counselor[start:end] if c is not None]))
+        counts.append(len(bounds))
+    audits = _score_windows(prepared, config, res, with_states)
+    out = []
+    first = 0
+    for count in counts:
+        out.append(audits[first : first + count])
+        first += count
+    return out
+
+
+@contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a batch is audited. The engine makes many small objects and no
+    reference cycles (reference counting frees them), yet their number triggers full collections, each a walk
+    over the whole process heap (Django, numpy, the batch's turns): measured at 15 % of audit_rows (2 full
+    collections, 0.46 s of 2.98 s CPU for 4,950 windows). Cycles made meanwhile are collected afterwards."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _carry_decays(res: Resources) -> tuple[float, float | None]:
+    decay = float(res.model["extractor"].get("carry_decay", 0.0))
+    risk_decay = res.model["extractor"].get("risk_carry_decay")
+    return decay, None if risk_decay is None else float(risk_decay)
+
+
+def _score_windows(
+    prepared: Sequence[tuple[list[ClinicalState], list[CounselorTurn]]],
+    config: AuditConfig,
+    res: Resources,
+    with_states: bool,
+) -> list[WindowAudit]:
+    """Template matching (equal-length windows in one numpy pass), score terms and label per window."""
     all_matches = match_templates_many([states for states, _ in prepared], config)
     return [
         _finish_audit(states, counselor, score_window(states, counselor, config, matches), res, with_states)
@@ -169,6 +279,7 @@ def _finish_audit(
         explanation=_explain(label, parts, states, counselor, stealth, persisting, res),
         states=[s.as_dict(res.classes) for s in states] if with_states else [],
         sycophancy_turns=stealth,
+        clinical_states=tuple(states),
         nearest_template=parts.nearest.name if parts.nearest else "",
         components={
             "template_preference": round(parts.preference, 4),

@@ -83,15 +83,14 @@ class _Accumulator:
             self.dist[idx] += w * scale
 
 
-def _turn_text(turn: Mapping[str, Any]) -> str:
-    text = turn.get("text") or ""
-    nonverbal = turn.get("nonverbal") or ()
+def _turn_text(text: Any, nonverbal: Iterable[Any] | None) -> str:
+    text = text or ""
     if nonverbal:
         return f"{text} {' '.join(str(x) for x in nonverbal)}"
     return str(text)
 
 
-def _finish(acc: _Accumulator, turn: Mapping[str, Any], res: Resources) -> ClinicalState:
+def _finish(acc: _Accumulator, seq: Any, utterance_id: Any, res: Resources) -> ClinicalState:
     # Plain floats, not numpy: for 11 classes the array set-up cost more than the arithmetic (profiled).
     ex = res.model["extractor"]
     valence = math.tanh(acc.valence * float(ex["valence_gain"]))
@@ -104,8 +103,8 @@ def _finish(acc: _Accumulator, turn: Mapping[str, Any], res: Resources) -> Clini
     hmass = sum(p * w for p, w in zip(dist, res.severity_weights, strict=True))
     top = res.classes[dist.index(max(dist))]
     return ClinicalState(
-        seq=int(turn.get("seq", 0)),
-        utterance_id=str(turn.get("utterance_id", "")),
+        seq=int(seq),
+        utterance_id=str(utterance_id),
         valence=valence,
         arousal=arousal,
         risk=risk,
@@ -121,12 +120,34 @@ def extract_state(
     turn: Mapping[str, Any], *, config: AuditConfig = DEFAULT_CONFIG, res: Resources | None = None
 ) -> ClinicalState:
     """Clinical state of one client turn."""
+    return client_state(
+        turn.get("seq", 0),
+        turn.get("utterance_id", ""),
+        turn.get("text"),
+        turn.get("nonverbal"),
+        turn.get("client_states"),
+        config=config,
+        res=res,
+    )
+
+
+def client_state(
+    seq: Any,
+    utterance_id: Any,
+    text: Any,
+    nonverbal: Iterable[Any] | None,
+    client_states: Iterable[str] | None,
+    *,
+    config: AuditConfig = DEFAULT_CONFIG,
+    res: Resources | None = None,
+) -> ClinicalState:
+    """extract_state() on a turn's fields, for callers that hold turns as tuples rather than dicts."""
     res = res or load_resources(config.data_dir)
     acc = _Accumulator(len(res.classes))
     neg_factor, pos_factor = res.negated_valence_factor, res.negated_positive_factor
     if config.use_text:
         # A sentence-initial "Okay." / "Yeah," is turn-taking, not a report of feeling okay.
-        text = res.discourse_re.sub(" ", normalise(_turn_text(turn)))
+        text = res.discourse_re.sub(" ", normalise(_turn_text(text, nonverbal)))
         hits: list[Hit[Effect]] = res.client_lexicon.scan(text)
         tw = float(res.model["extractor"]["text_weight"])
         # In a turn that reports a risk behaviour, approach and relief words describe that behaviour
@@ -154,11 +175,11 @@ def extract_state(
                 acc.add(effect, tw * (damp if pos else 1.0), negated, neg_factor, pos_factor)
     if config.use_labels:
         lw = float(res.model["extractor"]["label_weight"])
-        for code in turn.get("client_states") or ():
+        for code in client_states or ():
             effect = res.client_labels.get(code)
             if effect is not None:
                 acc.add(effect, lw, False, neg_factor)
-    return _finish(acc, turn, res)
+    return _finish(acc, seq, utterance_id, res)
 
 
 def carry_forward(
@@ -242,17 +263,39 @@ def classify_counselor(
     Text can still override labels with a harmful or colluding stance, because a turn labelled
     "interpretation" may in fact endorse the client's distortion.
     """
+    return counselor_stance(
+        turn.get("seq", 0),
+        turn.get("utterance_id", ""),
+        turn.get("text"),
+        turn.get("nonverbal"),
+        turn.get("techniques"),
+        config=config,
+        res=res,
+    )
+
+
+def counselor_stance(
+    seq: Any,
+    utterance_id: Any,
+    text: Any,
+    nonverbal: Iterable[Any] | None,
+    techniques: Iterable[str] | None,
+    *,
+    config: AuditConfig = DEFAULT_CONFIG,
+    res: Resources | None = None,
+) -> CounselorTurn:
+    """classify_counselor() on a turn's fields, for callers that hold turns as tuples rather than dicts."""
     res = res or load_resources(config.data_dir)
-    techniques = tuple(turn.get("techniques") or ())
+    techniques = tuple(techniques or ())
     label = _label_stance(techniques, res) if config.use_labels else None
-    text = _turn_text(turn) if config.use_text else ""
+    text = _turn_text(text, nonverbal) if config.use_text else ""
     txt = _text_stance(text, res) if text else None
     stance = label
     if stance is None or (txt is not None and txt in res.stances["text_overrides_labels"]):
         stance = txt or label
     return CounselorTurn(
-        seq=int(turn.get("seq", 0)),
-        utterance_id=str(turn.get("utterance_id", "")),
+        seq=int(seq),
+        utterance_id=str(utterance_id),
         stance=stance or res.stances["neutral"],
         techniques=techniques,
         from_labels=label is not None,

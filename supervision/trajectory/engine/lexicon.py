@@ -397,9 +397,11 @@ class PhraseMatcher(Generic[P]):
     def _ko_negated(self, text: str, start: int, end: int) -> bool:
         # Short negation "안 죽어요"/"못 견디" precedes the predicate as its own word.
         before = text[max(0, start - 4) : start].rstrip()
-        for neg in self._negation.ko_prefix:
-            if before.endswith(neg) and (len(before) == len(neg) or not _HANGUL_RE.match(before[-len(neg) - 1])):
-                return True
+        prefixes = self._negation.ko_prefix
+        if before.endswith(prefixes):  # one call rejects most hits (profiled: this runs for every Korean hit)
+            for neg in prefixes:
+                if before.endswith(neg) and (len(before) == len(neg) or not _HANGUL_RE.match(before[-len(neg) - 1])):
+                    return True
         # Long negation "-지 않다", "-지 못하다" and copula "아니다" follow the stem.
         after = text[end : end + self._negation.ko_window]
         found = self._negation.ko_suffix.search(after)
@@ -408,9 +410,13 @@ class PhraseMatcher(Generic[P]):
 
     def _ko_scale(self, text: str, start: int) -> float:
         before = text[max(0, start - 12) : start]
+        prefix, factors = self._ko_intens_re, self._ko_intens_factor
+        # No intensifier anywhere before the hit, so none starts a word of its clause: the usual case, and
+        # one search instead of splitting the clause into words (profiled: the split cost 2.7 us a hit).
+        if prefix.search(before) is None:
+            return 1.0
         cut = _KO_CLAUSE_END.split(before)[-1]
         up = down = 1.0
-        prefix, factors = self._ko_intens_re, self._ko_intens_factor
         for word in cut.split()[-self._intens.ko_window :]:
             found = prefix.match(word)
             if found is not None:

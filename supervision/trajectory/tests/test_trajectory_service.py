@@ -109,3 +109,16 @@ def test_audits_for_returns_the_page_shape_in_one_query(cast, tmp_path, django_a
     assert [t["utterance_id"] for t in trace] == [f"TRS1-K-{n:03d}" for n in range(3, 8)]
     assert set(trace[0]) == {"seq", "utterance_id", "valence", "arousal", "risk"}
     assert audits_for(session.pk) == audits
+
+
+def test_it_reads_the_turns_non_verbal_cues_as_the_json_field_gives_them(cast, tmp_path):
+    from supervision.models import Turn
+    from supervision.trajectory.services import _read_batch
+
+    session = import_session(tmp_path, "TRN01", 6)
+    Turn.objects.filter(session=session, seq=2).update(nonverbal=["(sighs)", "(long pause)"])
+    Turn.objects.filter(session=session, seq=3).update(nonverbal=["한숨"])
+    _revisions, [(session_id, rows)] = _read_batch([session.pk])
+    assert session_id == session.pk
+    assert [row[4] for row in rows] == [turn.nonverbal for turn in Turn.objects.filter(session=session).order_by("seq")]
+    assert rows[2][4] == ["(sighs)", "(long pause)"] and rows[3][4] == ["한숨"] and rows[0][4] == []
