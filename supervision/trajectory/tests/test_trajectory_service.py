@@ -83,7 +83,7 @@ def test_it_audits_every_session_when_no_ids_are_given(cast, tmp_path):
     import_session(tmp_path, "TRA1", 6)
     import_session(tmp_path, "TRA2", 14, trainee="trainee_b")
     result = trajectory_nightly(day=dt.date(2026, 11, 30))
-    assert result == {"day": "2026-11-30", "sessions": 2, "windows": 3, "turns": 20, "removed": 0}
+    assert result == {"day": "2026-11-30", "sessions": 2, "windows": 3, "turns": 20, "removed": 0, "queued": 0}
     assert TrajectoryAudit.objects.count() == 3
 
 
