@@ -86,7 +86,10 @@ def events_of_all_trainees(
     ``reviewed_at`` and ``note`` (the last four null when unreviewed)."""
     window = settings.SAFETY_RESPONSE_TURNS
     following = _following_counselor_turns("turn__session_id", "turn__seq")
-    assessed = TurnTechnique.objects.filter(turn_id=OuterRef("pk"), label__code=catalogue.RISK_ASSESSMENT_TECHNIQUE)
+    # The label's id is a subquery of its own (read once per statement), not a join per counselor turn: one
+    # probe of the (turn, label) unique index per turn of a window (the join was half of the nightly read).
+    risk_assessment = TechniqueLabelDef.objects.filter(code=catalogue.RISK_ASSESSMENT_TECHNIQUE).values("pk")[:1]
+    assessed = TurnTechnique.objects.filter(turn_id=OuterRef("pk"), label_id=Subquery(risk_assessment))
     answers = following.filter(Exists(assessed), seq__lte=OuterRef("window_end"))
     review = _review_of_event()
     events = (

@@ -135,15 +135,21 @@ def _write_suggestions(wanted: dict[tuple[int, str], str], session_ids: list[int
     kept = [
         f.column for f in SupervisorComment.history.model._meta.concrete_fields if not f.name.startswith("history_")
     ]
+    # The sessions' turns as an array: the pending suggestions are found through the comments' turn index
+    # whatever the statistics say (right after a first night they count none, and the planner read every
+    # comment and looked its turn up: 0.19 s against 0.01 s for 20 sessions of 1,000).
+    in_scope = (
+        ""
+        if session_ids is None
+        else "AND c.turn_id = ANY(ARRAY(SELECT id FROM turns WHERE session_id = ANY(%(sessions)s)))"
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             "WITH wanted AS MATERIALIZED ("
             "  SELECT turn_id, suggestion_key, text, position"
             "  FROM jsonb_to_recordset(%(wanted)s::jsonb) AS w(turn_id bigint, suggestion_key text, text text, position int)"
             "), stale AS ("
-            f"  DELETE FROM {table} c USING turns t"
-            "  WHERE t.id = c.turn_id AND (%(every)s OR t.session_id = ANY(%(sessions)s)) AND c.is_suggestion"
-            "    AND c.suggestion_key LIKE %(prefix)s"
+            f"  DELETE FROM {table} c WHERE c.is_suggestion AND c.suggestion_key LIKE %(prefix)s {in_scope}"
             # NOT IN over the materialized list is a hashed subplan (as in the gauge's statement)
             "    AND (c.turn_id, c.suggestion_key) NOT IN (SELECT w.turn_id, w.suggestion_key FROM wanted w)"
             "  RETURNING c.*"
@@ -174,7 +180,6 @@ def _write_suggestions(wanted: dict[tuple[int, str], str], session_ids: list[int
                     ],
                     ensure_ascii=False,
                 ),
-                "every": session_ids is None,
                 "sessions": session_ids or [],
                 "prefix": SUGGESTION_PREFIX + "%",
                 "kind": CommentKind.CRITIQUE,
