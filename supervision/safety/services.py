@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from supervision import rules
+from supervision.feedback.models import CommentRead, CommentReply
 from supervision.gauge.models import DismissedSuggestion
 from supervision.models import CommentAuthor, CommentKind, Session, Severity, SupervisorComment, TurnClientState
 from supervision.roles import supervises
@@ -79,16 +82,23 @@ SUGGESTION_PREFIX = "safety:"
 
 def suggestion_key(event) -> str:
     """One key per event (the disclosure turn and the state), so a re-run finds what it wrote."""
-    return f"{SUGGESTION_PREFIX}{event.label.code}:{event.turn_id}"
+    return f"{SUGGESTION_PREFIX}{event.state}:{event.turn_id}"
 
 
 def _suggestion_text(event) -> str:
-    state = CLIENT_STATES_BY_CODE[event.label.code]
+    state = CLIENT_STATES_BY_CODE[event.state]
     return (
         f"내담자가 {event.utterance_id}에서 {state.ko}({state.code})를 보였는데, 뒤따른 상담자 발화 "
         f"{settings.SAFETY_RESPONSE_TURNS}개 안에 위험사정({RISK_ASSESSMENT_TECHNIQUE})이 없었습니다. "
         "자살·자해에 관한 생각, 계획, 수단, 이전 시도와 보호 요인을 직접 묻는 질문이 있었는지 함께 검토해 주세요."
     )
+
+
+_SUGGESTION_DEVIATION = {
+    "dimension": "안전 (safety)",
+    "expected": RISK_ASSESSMENT_TECHNIQUE,
+    "severity": Severity.MAJOR.value,
+}
 
 
 @transaction.atomic
@@ -97,8 +107,94 @@ def safety_suggest(*, session_ids: list[int] | None = None) -> dict[str, int]:
     every session): new ones are added, pending ones whose event was answered since (or whose label was
     withdrawn) are removed. Accepted ones are never touched and a dismissed one never comes back, so a
     re-run changes nothing. Returns ``{"unanswered", "suggested", "removed"}`` (new and removed rows)."""
+    postgresql = connection.vendor == "postgresql"
+    if postgresql:
+        # Past a few thousand events the planner's cost for the per-event subqueries passes jit_above_cost, and
+        # compiling them took 2.0 of the 2.8 s of the events query at 200 sessions (EXPLAIN ANALYZE).
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL jit = off")
     events = [e for e in unanswered_events_with_first_reply(session_ids=session_ids) if e.first_reply_id]
-    wanted = {(e.first_reply_id, suggestion_key(e)): e for e in events}
+    wanted = {(e.first_reply_id, suggestion_key(e)): _suggestion_text(e) for e in events}
+    write = _write_suggestions if postgresql else _write_suggestions_portable
+    suggested, removed = write(wanted, session_ids)
+    return {"unanswered": len(events), "suggested": suggested, "removed": removed}
+
+
+def _write_suggestions(wanted: dict[tuple[int, str], str], session_ids: list[int] | None) -> tuple[int, int]:
+    """Makes the pending safety suggestions of ``session_ids`` (or of every session) exactly ``wanted``
+    (``{(turn id, key): text}``, in the order they are to be written) in one statement; returns how many
+    were added and how many removed.
+
+    The rows go as one JSON array and are compared in SQL (as the gauge's ``_write_suggestions`` does):
+    building 25,000 model instances and binding their columns cost more than the query that found them.
+    The removed rows go the way ``QuerySet.delete()`` sends them — their reads and replies with them, a
+    deletion ("-") row each in the comment's history — but without a signal and an INSERT per row.
+    The DELETE and the INSERT see one snapshot; a removed row is by definition not wanted, so they never meet."""
+    table = SupervisorComment._meta.db_table
+    history = SupervisorComment.history.model._meta.db_table
+    kept = [
+        f.column for f in SupervisorComment.history.model._meta.concrete_fields if not f.name.startswith("history_")
+    ]
+    # The sessions' turns as an array: the pending suggestions are found through the comments' turn index
+    # whatever the statistics say (right after a first night they count none, and the planner read every
+    # comment and looked its turn up: 0.19 s against 0.01 s for 20 sessions of 1,000).
+    in_scope = (
+        ""
+        if session_ids is None
+        else "AND c.turn_id = ANY(ARRAY(SELECT id FROM turns WHERE session_id = ANY(%(sessions)s)))"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "WITH wanted AS MATERIALIZED ("
+            "  SELECT turn_id, suggestion_key, text, position"
+            "  FROM jsonb_to_recordset(%(wanted)s::jsonb) AS w(turn_id bigint, suggestion_key text, text text, position int)"
+            "), stale AS ("
+            f"  DELETE FROM {table} c WHERE c.is_suggestion AND c.suggestion_key LIKE %(prefix)s {in_scope}"
+            # NOT IN over the materialized list is a hashed subplan (as in the gauge's statement)
+            "    AND (c.turn_id, c.suggestion_key) NOT IN (SELECT w.turn_id, w.suggestion_key FROM wanted w)"
+            "  RETURNING c.*"
+            f"), unread AS (DELETE FROM {CommentRead._meta.db_table} WHERE comment_id IN (SELECT id FROM stale) RETURNING 1"
+            f"), unreplied AS (DELETE FROM {CommentReply._meta.db_table} WHERE comment_id IN (SELECT id FROM stale) RETURNING 1"
+            f"), recorded AS (INSERT INTO {history} ({', '.join(kept)}, history_date, history_type)"
+            f"  SELECT {', '.join(kept)}, %(now)s, '-' FROM stale"
+            # what exists (pending or accepted) and what a supervisor dismissed is never suggested again
+            "), fresh AS ("
+            "  SELECT w.* FROM wanted w"
+            f"  WHERE NOT EXISTS (SELECT 1 FROM {table} c WHERE c.turn_id = w.turn_id AND c.suggestion_key = w.suggestion_key)"
+            f"    AND NOT EXISTS (SELECT 1 FROM {DismissedSuggestion._meta.db_table} d"
+            "      WHERE d.turn_id = w.turn_id AND d.suggestion_key = w.suggestion_key)"
+            f"), written AS (INSERT INTO {table} (turn_id, kind, text, intent_deviation, author, is_suggestion,"
+            "    suggestion_key, created_at, updated_at)"
+            "  SELECT turn_id, %(kind)s, text, %(deviation)s::jsonb, %(author)s, true, suggestion_key, %(now)s, %(now)s"
+            "  FROM fresh ORDER BY position"
+            # a run at the same moment may have written some: the (turn, key) unique constraint keeps one
+            "  ON CONFLICT (turn_id, suggestion_key) WHERE NOT (suggestion_key = '') DO NOTHING"
+            # removed counts the cascaded rows too, as QuerySet.delete() does
+            ") SELECT (SELECT count(*) FROM fresh),"
+            "  (SELECT count(*) FROM stale) + (SELECT count(*) FROM unread) + (SELECT count(*) FROM unreplied)",
+            {
+                "wanted": json.dumps(
+                    [
+                        {"turn_id": turn_id, "suggestion_key": key, "text": text, "position": position}
+                        for position, ((turn_id, key), text) in enumerate(wanted.items())
+                    ],
+                    ensure_ascii=False,
+                ),
+                "sessions": session_ids or [],
+                "prefix": SUGGESTION_PREFIX + "%",
+                "kind": CommentKind.CRITIQUE,
+                "deviation": json.dumps(_SUGGESTION_DEVIATION, ensure_ascii=False),
+                "author": CommentAuthor.AI,
+                "now": timezone.now(),
+            },
+        )
+        suggested, removed = cursor.fetchone()
+    return suggested, removed
+
+
+def _write_suggestions_portable(wanted: dict[tuple[int, str], str], session_ids: list[int] | None) -> tuple[int, int]:
+    """``_write_suggestions`` through the ORM, for the embedded database of `make run`: the same rows,
+    decided the same way."""
     pending = SupervisorComment.objects.filter(is_suggestion=True, suggestion_key__startswith=SUGGESTION_PREFIX)
     if session_ids is not None:
         pending = pending.filter(turn__session_id__in=session_ids)
@@ -119,22 +215,18 @@ def safety_suggest(*, session_ids: list[int] | None = None) -> dict[str, int]:
         SupervisorComment(
             turn_id=turn_id,
             kind=CommentKind.CRITIQUE,
-            text=_suggestion_text(event),
-            intent_deviation={
-                "dimension": "안전 (safety)",
-                "expected": RISK_ASSESSMENT_TECHNIQUE,
-                "severity": Severity.MAJOR.value,
-            },
+            text=text,
+            intent_deviation=dict(_SUGGESTION_DEVIATION),
             author=CommentAuthor.AI,
             is_suggestion=True,
             suggestion_key=key,
         )
-        for (turn_id, key), event in wanted.items()
+        for (turn_id, key), text in wanted.items()
         if (turn_id, key) not in present
     ]
     # a run at the same moment may have written some: the (turn, key) unique constraint keeps one
     SupervisorComment.objects.bulk_create(fresh, ignore_conflicts=True)
-    return {"unanswered": len(events), "suggested": len(fresh), "removed": removed}
+    return len(fresh), removed
 
 
 def safety_nightly(*, day, full: bool = False) -> dict[str, int]:
