@@ -3,6 +3,7 @@ the same services as the API. Querysets are narrowed to the trainees the user ma
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
@@ -35,6 +36,8 @@ class _AppendOnlyInline(admin.TabularInline):
     # renders the code and title of whatever session id is posted, another trainee's included.
     autocomplete_fields = ("session",)
     readonly_fields = ("at", "origin", "recorded_by")
+    # The admin's default text box (40 columns, 10 rows) made the table wider than the page.
+    formfield_overrides = {models.TextField: {"widget": forms.Textarea(attrs={"rows": 3, "cols": 24})}}
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "session":

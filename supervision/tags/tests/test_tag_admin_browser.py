@@ -1,0 +1,46 @@
+"""A supervisor reads a tag with its nightly history in the admin, in a real browser: the page fits a laptop
+(the evidence table wraps instead of widening the page) and on a phone the tables scroll inside their box.
+Screenshots go to test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import pytest
+
+from supervision.feedback.tests.factories import make_session
+from supervision.nightly import nightly_review
+from supervision.tags.models import TagTransition, TraineeTag
+from supervision.testing import PASSWORD, browser_marks
+
+SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
+
+pytestmark = browser_marks()
+
+
+@pytest.fixture
+def tag(cast, settings):
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for k in range(3):
+        make_session(f"TAGWEB_{k}", 12, trainee="trainee_a", critique_every=2)
+    nightly_review(day=datetime.date(2026, 11, 2))
+    # the tag with the longest history: evidence from critiques, contradictions from the gauge
+    return max(TraineeTag.objects.filter(trainee=cast.trainee_a), key=lambda t: t.transitions.count())
+
+
+@pytest.mark.parametrize("name,width", [("laptop", 1280), ("phone", 390)])
+def test_a_tag_page_fits_the_screen(browser, live_server, tag, name, width):
+    page = browser.new_context(viewport={"width": width, "height": 900}, locale="ko-KR").new_page()
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "supervisor_a")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.goto(f"{live_server.url}/admin/tags/traineetag/{tag.pk}/change/")
+    assert tag.tag in page.locator("#content").inner_text()
+    history = page.locator(".inline-group").last.inner_text()
+    assert TagTransition.objects.filter(trainee_tag=tag).count() >= 2 and "첫 근거 기록" in history
+    page.screenshot(path=str(SHOTS / f"admin_tag_{name}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
