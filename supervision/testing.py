@@ -44,6 +44,14 @@ def browser_log_in(page, base: str, username: str) -> None:
     page.get_by_role("button", name="로그인").click()
 
 
+def browser_admin_log_in(page, base: str, username: str) -> None:
+    """Logs in through the admin's own log-in page, as a supervisor or staff member does."""
+    page.goto(f"{base}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+
+
 def golden_line(session: str, seq: int, speaker: str = "", **fields) -> dict:
     """One valid golden line; counselor on even seqs, client on odd ones unless ``speaker`` says."""
     speaker = speaker or ("counselor" if seq % 2 == 0 else "client")

@@ -15,7 +15,7 @@ from supervision.importing.services import import_transcripts
 from supervision.models import CommentAuthor, CommentKind, Session, SupervisorComment
 from supervision.nightly import nightly_review
 from supervision.tags.models import TagEvidence
-from supervision.testing import PASSWORD, browser_marks, golden_session
+from supervision.testing import browser_admin_log_in, browser_marks, golden_session
 from supervision.trajectory.services import trajectory_audit_sessions
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -27,9 +27,7 @@ pytestmark = browser_marks()
 
 
 @pytest.fixture
-def session(cast, settings):
-    settings.SESSION_COOKIE_SECURE = False
-    settings.CSRF_COOKIE_SECURE = False
+def session(cast, http_settings):
     SHOTS.mkdir(parents=True, exist_ok=True)
     lines = golden_session("ADM_WEB1", 20, held_on=DAY.isoformat())
     for line in lines[::4]:  # every other counselor turn holds instead of reflecting
@@ -59,10 +57,7 @@ def page_as_supervisor(browser, live_server, session, cast):
     def open_page(viewport=LAPTOP):
         context = browser.new_context(viewport=viewport, locale="ko-KR")
         page = context.new_page()
-        page.goto(f"{live_server.url}/admin/login/")
-        page.fill("#id_username", "supervisor_a")
-        page.fill("#id_password", PASSWORD)
-        page.click("input[type=submit]")
+        browser_admin_log_in(page, live_server.url, "supervisor_a")
         page.goto(f"{live_server.url}/admin/supervision/session/{session.pk}/change/")
         return page
 

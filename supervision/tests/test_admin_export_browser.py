@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from supervision.feedback.tests.factories import make_session
-from supervision.testing import PASSWORD, browser_marks
+from supervision.testing import browser_admin_log_in, browser_marks
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 LAPTOP = {"width": 1280, "height": 900}
@@ -22,9 +22,7 @@ pytestmark = browser_marks()
 
 
 @pytest.fixture
-def admin_page(browser, live_server, cast, settings):
-    settings.SESSION_COOKIE_SECURE = False
-    settings.CSRF_COOKIE_SECURE = False
+def admin_page(browser, live_server, cast, http_settings):
     SHOTS.mkdir(parents=True, exist_ok=True)
     make_session("EXP_A1", 8, trainee="trainee_a", critique_every=2)
     make_session("EXP_B1", 8, trainee="trainee_b", critique_every=2)
@@ -32,10 +30,7 @@ def admin_page(browser, live_server, cast, settings):
     def open_page(viewport):
         context = browser.new_context(viewport=viewport, locale="ko-KR", accept_downloads=True)
         page = context.new_page()
-        page.goto(f"{live_server.url}/admin/login/")
-        page.fill("#id_username", "supervisor_a")
-        page.fill("#id_password", PASSWORD)
-        page.click("input[type=submit]")
+        browser_admin_log_in(page, live_server.url, "supervisor_a")
         return page
 
     return open_page, live_server.url

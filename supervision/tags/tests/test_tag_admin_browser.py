@@ -12,7 +12,7 @@ import pytest
 from supervision.feedback.tests.factories import make_session
 from supervision.nightly import nightly_review
 from supervision.tags.models import TagTransition, TraineeTag
-from supervision.testing import PASSWORD, browser_marks
+from supervision.testing import browser_admin_log_in, browser_marks
 
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
 
@@ -20,9 +20,7 @@ pytestmark = browser_marks()
 
 
 @pytest.fixture
-def tag(cast, settings):
-    settings.SESSION_COOKIE_SECURE = False
-    settings.CSRF_COOKIE_SECURE = False
+def tag(cast, http_settings):
     SHOTS.mkdir(parents=True, exist_ok=True)
     for k in range(3):
         make_session(f"TAGWEB_{k}", 12, trainee="trainee_a", critique_every=2)
@@ -34,10 +32,7 @@ def tag(cast, settings):
 @pytest.mark.parametrize("name,width", [("laptop", 1280), ("phone", 390)])
 def test_a_tag_page_fits_the_screen(browser, live_server, tag, name, width):
     page = browser.new_context(viewport={"width": width, "height": 900}, locale="ko-KR").new_page()
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "supervisor_a")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    browser_admin_log_in(page, live_server.url, "supervisor_a")
     page.goto(f"{live_server.url}/admin/tags/traineetag/{tag.pk}/change/")
     assert tag.tag in page.locator("#content").inner_text()
     history = page.locator(".inline-group").last.inner_text()
