@@ -304,9 +304,6 @@ class TagBook:
         held.touched = True
         return Recorded(row, True)
 
-    def tags_of(self, trainee_id: int) -> set[str]:
-        return {name for trainee, name in self.held if trainee == trainee_id}
-
     def verify_if_due(self, held: _Held, *, as_of, by=None, evidence=None) -> bool:
         """hypothesis → verified when its time has come (see the module doc)."""
         if not self._verification_due(held, as_of=as_of):
