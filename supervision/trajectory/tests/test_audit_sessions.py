@@ -87,3 +87,24 @@ def test_audit_sessions_wants_turns_in_seq_order():
     rows = [(1, "A-K-001", "client", "힘들어요", [], [], []), (0, "A-C-001", "counselor", "네", [], [], [])]
     with pytest.raises(ValueError, match="seq order"):
         audit_sessions([(rows, [(0, 2)])])
+
+
+def test_stored_states_are_the_encoders_text_for_awkward_values():
+    """The states' template gives the encoder's text where spelling is easy to get wrong: quotes, backslashes,
+    control characters and Hangul in an utterance id, negative zero, 4-decimal rounding, and (by falling
+    back to the encoder) values that are not finite."""
+    from supervision.trajectory.engine.extractor import ClinicalState
+    from supervision.trajectory.engine.resources import load_resources
+    from supervision.trajectory.services import _StatesJson
+
+    classes = load_resources().classes
+    even = (1.0 / len(classes),) * len(classes)
+    states = [
+        ClinicalState(3, 'X-"따옴표"\\\t-K-001', -0.00001, 0.123456, 1.0, even, 0.99995, classes[0], 2),
+        ClinicalState(5, "X-K-002", -0.5, 0.0, 1e-9, (0.0,) * (len(classes) - 1) + (1.0,), -0.0, classes[-1], 0),
+        ClinicalState(7, "X-K-003", float("nan"), float("inf"), 0.25, even, 0.1, classes[1], 1),
+    ]
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    as_text = _StatesJson(classes)
+    for window in (states[:1], states[:2], states, states[1:]):
+        assert as_text(window) == encode([s.as_dict(classes) for s in window])
