@@ -86,16 +86,39 @@ def test_an_audit_after_import_counts_as_done_for_the_night(three_sessions):
     assert trajectory_nightly(day=DAY)["sessions"] == 2
 
 
-def test_worker_processes_store_the_same_rows_as_one_process(cast, tmp_path, monkeypatch):
+def test_worker_processes_store_the_same_rows_as_one_process(cast, transactional_db, tmp_path, monkeypatch):
+    """Committed rows (transactional_db): the workers read and write on connections of their own."""
     from supervision.trajectory import services
 
     monkeypatch.setattr(services, "POOL_MIN_SESSIONS", 2)
+    monkeypatch.setattr(services, "MIN_POOL_BATCH", 1)  # several batches per worker
     for k in range(6):
         import_lines(tmp_path, f"TP{k}", 11 + 4 * k, worse=k % 2 == 0)
-    one = trajectory_nightly(day=DAY, processes=1)
-    serial = stored_rows()
+    # committed imports queued their own audits: start the night from none
     TrajectoryAudit.objects.all().delete()
     AuditedRevision.objects.all().delete()
+    one = trajectory_nightly(day=DAY, processes=1)
+    assert one["sessions"] == 6
+    serial = stored_rows()
+    revisions = sorted(AuditedRevision.objects.values_list("session_id", "revision", "engine_version"))
+    TrajectoryAudit.objects.all().delete()
+    AuditedRevision.objects.all().delete()
+    assert services._pool_size(6, 2) == 2
     spread = trajectory_nightly(day=DAY, processes=2)
     assert spread == one
+    # read back on this process's connection, which the workers' start must have left working
     assert stored_rows() == serial
+    assert sorted(AuditedRevision.objects.values_list("session_id", "revision", "engine_version")) == revisions
+    assert trajectory_nightly(day=DAY, processes=2)["sessions"] == 0
+
+
+def test_inside_a_transaction_the_audit_stays_in_this_process(cast, tmp_path, monkeypatch):
+    """Workers with connections of their own would not see uncommitted rows: one process audits them."""
+    from supervision.trajectory import services
+
+    monkeypatch.setattr(services, "POOL_MIN_SESSIONS", 2)
+    for k in range(3):
+        import_lines(tmp_path, f"TQ{k}", 12, worse=k == 0)
+    assert services._pool_size(3, 2) == 1
+    assert trajectory_nightly(day=DAY, processes=2)["sessions"] == 3
+    assert TrajectoryAudit.objects.filter(session__code="TQ0").exists()
