@@ -65,6 +65,8 @@ def _persisting_distortions(states: Sequence[ClinicalState], res: Resources) -> 
         return []
     late = states[len(states) // 2 :]
     floor = float(res.model["score"]["persist_distortion_min"])
+    if floor > 0.0 and not any(any(s.distribution[:-1]) for s in late):
+        return []  # no distortion mass late in the window (the common case): every mean is 0
     columns = zip(*(s.distribution for s in late), strict=True)  # one tuple per class, none last
     means = [(sum(col) / len(late), cls) for col, cls in zip(columns, res.classes[:-1], strict=False)]
     return [c for m, c in sorted(means, key=lambda x: (-x[0], x[1])) if m >= floor][:3]

@@ -96,12 +96,18 @@ def _finish(acc: _Accumulator, seq: Any, utterance_id: Any, res: Resources) -> C
     valence = math.tanh(acc.valence * float(ex["valence_gain"]))
     arousal = 1.0 - math.exp(-max(0.0, float(ex["arousal_base"]) + acc.arousal))
     risk = 1.0 - math.exp(-max(0.0, acc.risk))
-    raw = [d if d > 0.0 else 0.0 for d in acc.dist[:-1]]
-    raw.append(float(ex["none_base"]))
-    z = sum(raw)
-    dist = [x / z for x in raw]
-    hmass = sum(p * w for p, w in zip(dist, res.severity_weights, strict=True))
-    top = res.classes[dist.index(max(dist))]
+    if any(d > 0.0 for d in acc.dist[:-1]):
+        raw = [d if d > 0.0 else 0.0 for d in acc.dist[:-1]]
+        raw.append(float(ex["none_base"]))
+        z = sum(raw)
+        dist = [x / z for x in raw]
+        hmass = sum(p * w for p, w in zip(dist, res.severity_weights, strict=True))
+        top = res.classes[dist.index(max(dist))]
+    else:
+        # No distortion cue (most turns): all mass on none, which is what the general branch computes, exactly.
+        dist = [0.0] * (len(res.classes) - 1) + [1.0]
+        hmass = res.severity_weights[-1]
+        top = res.classes[-1]
     return ClinicalState(
         seq=int(seq),
         utterance_id=str(utterance_id),
