@@ -7,7 +7,6 @@ staff (the staff importer). Tests run against real PostgreSQL and Redis (see `ma
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 from django.db import connection
@@ -144,11 +143,11 @@ def worker(transactional_db, tmp_path):
     assert settings.REDIS_URL, "the worker test needs REDIS_URL"
     app.control.purge()
     env = {**os.environ, "DATABASE_URL": database_url_under_test(), "DJANGO_CONN_MAX_AGE": "0"}
+    # Worker.start waits for the worker's "ready." line: it consumes from then on. No app.control.ping here:
+    # the ping leaves a reply consumer with a BRPOP in flight in this process's broker pool, and a process
+    # forked later (the trajectory audit's workers) would hang in kombu's after-fork clean-up waiting for it.
     started = Worker(env=env).start(tmp_path / "worker.log")
     try:
-        deadline = time.monotonic() + 60
-        while not app.control.ping(timeout=1.0):
-            assert started.process.poll() is None and time.monotonic() < deadline, started.log()
         yield started.process
     finally:
         started.stop()
