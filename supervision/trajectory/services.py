@@ -364,10 +364,10 @@ def _audit(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRu
         for batch in _batches(ids, batch_size):
             total += _audit_batch(batch, version, now)
         return total
-    # Each worker reads, audits and stores whole batches on its own connection: this process would otherwise
-    # be the bottleneck, reading and writing for all of them (measured: a first night's 1,000 sessions spent
-    # a third of their time waiting on it). Several batches per worker, so the last one to finish is not much
-    # later than the others; not smaller than MIN_POOL_BATCH, as each batch is a transaction of its own.
+    # Each worker reads, audits and stores whole batches on its own connection. When this process read and
+    # wrote for all of them it was the bottleneck (make bench-scale-night's first-night step: 25.2 s then,
+    # 17.6 s now). Several batches per worker, so the last one to finish is not much later than the others;
+    # not smaller than MIN_POOL_BATCH, as each batch is a transaction of its own.
     size = max(min(MIN_POOL_BATCH, batch_size), min(batch_size, math.ceil(len(ids) / (workers * 4))))
     load_resources()  # read the data files once; the forked workers inherit them
     context = multiprocessing.get_context("fork")

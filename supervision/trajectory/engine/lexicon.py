@@ -3,9 +3,9 @@
 English is matched on tokens (dictionary lookups are much faster than a regex alternation of hundreds of
 phrases), optionally on their stems (a stemmer given to the matcher is applied to the entries' tokens and the
 text's tokens alike, so "worsening", "hopelessly", "giving up" meet "worsen", "hopeless", "give up"; negators,
-hedges and intensifiers are read on the unstemmed tokens); Korean is matched on substrings (one Aho-Corasick automaton over the phrases) because Korean endings
-attach to stems, so word boundaries would miss most hits. Each hit carries whether it was negated and how much an
-intensifier scaled it.
+hedges and intensifiers are read on the unstemmed tokens); Korean is matched on substrings (one Aho-Corasick
+automaton over the phrases) because Korean endings attach to stems, so word boundaries would miss most hits.
+Each hit carries whether it was negated and how much an intensifier scaled it.
 """
 
 from __future__ import annotations
@@ -256,9 +256,9 @@ class PhraseMatcher(Generic[P]):
         # phrase lengths that may start at it (longest first) and the entries matched on keys / on the exact
         # words ("=…" entries).
         self._en_token: dict[str, tuple] = {}
-        self._ko = {k: sorted(v, key=lambda e: -len(e[0])) for k, v in ko.items()}
+        # A phrase listed twice keeps its first entry.
         self._ko_payload: dict[str, P] = {}
-        for cands in self._ko.values():
+        for cands in ko.values():
             for phrase, payload in cands:
                 self._ko_payload.setdefault(phrase, payload)
         # A word's intensifier factor is the largest of all intensifiers it starts with ("너무나" also starts
