@@ -25,6 +25,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from supervision.feedback.charts import wide_and_compact
 from supervision.models import Turn
 from supervision.roles import is_supervisor, sees_everything, supervises
 from supervision.services import ServiceError
@@ -235,7 +236,14 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                     (code, charts.label_name(axis, code), f)
                     for code, f in charts.worst_first(axes[axis]["labels"], axis)
                 ],
-                "svg": mark_safe(charts.f1_bars_svg(axes[axis]["labels"], axis, ident=f"f1-{axis}")),
+                "svg": mark_safe(
+                    wide_and_compact(
+                        charts.f1_bars_svg(axes[axis]["labels"], axis, ident=f"f1-{axis}"),
+                        charts.f1_bars_svg(axes[axis]["labels"], axis, ident=f"f1-{axis}-c", compact=True),
+                    )
+                )
+                if axes[axis]["labels"]
+                else "",
             }
             for axis in services.MULTI_LABEL_AXES
         ]
@@ -278,7 +286,11 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             multi=multi,
             single=single,
             trend=trend,
-            trend_svg=mark_safe(charts.trend_svg(trend)) if len(trend) > 1 else "",
+            trend_svg=mark_safe(
+                wide_and_compact(charts.trend_svg(trend), charts.trend_svg(trend, ident="trend-c", compact=True))
+            )
+            if len(trend) > 1
+            else "",
             alpha=[(AXIS_KO[axis], value) for axis, value in alpha["axes"].items()],
             alpha_sources=alpha["sources"],
             scoped=not sees_everything(request.user),

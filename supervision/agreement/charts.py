@@ -29,11 +29,16 @@ def worst_first(labels: Mapping[str, Mapping], axis: str) -> list[tuple[str, Map
     return sorted(labels.items(), key=lambda item: (item[1].get("f1") or 0.0, label_rank(axis, item[0])))
 
 
-def f1_bars_svg(labels: Mapping[str, Mapping], axis: str, *, ident: str) -> str:
+def f1_bars_svg(labels: Mapping[str, Mapping], axis: str, *, ident: str, compact: bool = False) -> str:
+    """One bar per label, worst first. ``compact`` (phones): each label's name on its own line above its bar,
+    drawn about as wide as a phone, so the text stays at its size instead of shrinking with the picture."""
     rows = worst_first(labels, axis)
     if not rows:
         return ""
-    left, width, row_h = 250, 620, 22
+    if compact:
+        left, width, row_h, name_h = 0, 270, 38, 16
+    else:
+        left, width, row_h, name_h = 250, 620, 22, 0
     height = 30 + row_h * len(rows)
     body = [
         f'<text x="{left}" y="14" font-size="11" fill="#555" {_FONT}>F1 0</text>',
@@ -42,22 +47,30 @@ def f1_bars_svg(labels: Mapping[str, Mapping], axis: str, *, ident: str) -> str:
     ]
     for i, (code, figures) in enumerate(rows):
         y = 22 + i * row_h
+        bar_y = y + name_h
         f1 = float(figures.get("f1") or 0.0)
         colour = _LOW if f1 < 0.5 else _BAR
+        name = escape(label_name(axis, code))
         body.append(
-            f'<text x="{left - 8}" y="{y + 14}" font-size="12" text-anchor="end" {_FONT}>'
-            f"{escape(label_name(axis, code))}</text>"
-            f'<rect x="{left}" y="{y + 3}" width="{width}" height="{row_h - 8}" fill="#f1f5f9"/>'
-            f'<rect x="{left}" y="{y + 3}" width="{max(1.0, f1 * width):.1f}" height="{row_h - 8}" fill="{colour}"/>'
+            (
+                f'<text x="0" y="{y + 12}" font-size="12" {_FONT}>{name}</text>'
+                if compact
+                else f'<text x="{left - 8}" y="{y + 14}" font-size="12" text-anchor="end" {_FONT}>{name}</text>'
+            )
+            + f'<rect x="{left}" y="{bar_y + 3}" width="{width}" height="14" fill="#f1f5f9"/>'
+            f'<rect x="{left}" y="{bar_y + 3}" width="{max(1.0, f1 * width):.1f}" height="14" fill="{colour}"/>'
             + (
-                f'<text x="{left + f1 * width - 6:.1f}" y="{y + 14}" font-size="11" fill="#fff" text-anchor="end" {_FONT}>'
+                f'<text x="{left + f1 * width - 6:.1f}" y="{bar_y + 14}" font-size="11" fill="#fff" text-anchor="end" {_FONT}>'
                 if f1 > 0.8
-                else f'<text x="{left + f1 * width + 6:.1f}" y="{y + 14}" font-size="11" {_FONT}>'
+                else f'<text x="{left + f1 * width + 6:.1f}" y="{bar_y + 14}" font-size="11" {_FONT}>'
             )
             + f"{f1:.2f} (n={int(figures.get('support') or 0)})</text>"
         )
     worst = ", ".join(f"{code} {float(f.get('f1') or 0):.2f}" for code, f in rows[:3])
-    return _svg(left + width + 20, height, "라벨별 F1 (낮은 순)", f"가장 낮은 라벨: {worst}", body, ident)
+    # The compact drawing leaves room right of a bar for the figures written after it (up to F1 0.8).
+    return _svg(
+        left + width + (90 if compact else 20), height, "라벨별 F1 (낮은 순)", f"가장 낮은 라벨: {worst}", body, ident
+    )
 
 
 def confusion_svg(confusion: Mapping[str, Mapping[str, int]], axis: str, *, ident: str) -> str:
@@ -102,21 +115,27 @@ def confusion_svg(confusion: Mapping[str, Mapping[str, int]], axis: str, *, iden
                 )
             )
     off = sum(n for r, row in confusion.items() for c, n in row.items() if r != c)
-    width = left + size * cell + 20
-    # Drawn at its own size (a two-class matrix is not blown up to the width of a sixteen-class one).
-    picture = _svg(
-        width, top + size * cell + 10, "혼동 행렬 (골든 → 평가자)", f"{size}개 클래스, 불일치 {off}건", body, ident
+    # Drawn at its own size (a two-class matrix is not blown up to the width of a sixteen-class one). Not with
+    # a style attribute: the Content-Security-Policy drops those, and did drop this one.
+    return _svg(
+        left + size * cell + 20,
+        top + size * cell + 10,
+        "혼동 행렬 (골든 → 평가자)",
+        f"{size}개 클래스, 불일치 {off}건",
+        body,
+        ident,
+        natural=True,
     )
-    return f'<div style="max-width:{width}px">{picture}</div>'
 
 
-def trend_svg(points: Sequence[Mapping], *, ident: str = "trend") -> str:
-    """``points``: ``[{"label", "values": {series: value or None}}]`` oldest first; one line per series."""
+def trend_svg(points: Sequence[Mapping], *, ident: str = "trend", compact: bool = False) -> str:
+    """``points``: ``[{"label", "values": {series: value or None}}]`` oldest first; one line per series.
+    ``compact`` (phones): about as wide as a phone, the legend under the plot instead of beside it."""
     if len(points) < 1:
         return ""
     series = list(points[0]["values"])
     colours = ["#2563eb", "#16a34a", "#9333ea", "#ea580c"]
-    left, width, top, height = 50, 600, 20, 180
+    left, width, top, height = (30, 300, 20, 150) if compact else (50, 600, 20, 180)
     step = width / max(1, len(points) - 1)
     body = [
         f'<line x1="{left}" y1="{top + height}" x2="{left + width}" y2="{top + height}" stroke="#999"/>',
@@ -125,8 +144,12 @@ def trend_svg(points: Sequence[Mapping], *, ident: str = "trend") -> str:
     ]
     for i, point in enumerate(points):
         x = left + i * step if len(points) > 1 else left + width / 2
+        # In the compact drawing the margins are narrower than a label: the end labels align inwards.
+        anchor = "middle"
+        if compact and len(points) > 1 and i in (0, len(points) - 1):
+            anchor = "start" if i == 0 else "end"
         body.append(
-            f'<text x="{x}" y="{top + height + 18}" font-size="11" text-anchor="middle" {_FONT}>'
+            f'<text x="{x}" y="{top + height + 18}" font-size="11" text-anchor="{anchor}" {_FONT}>'
             f"{escape(str(point['label']))}</text>"
         )
     for k, name in enumerate(series):
@@ -140,8 +163,10 @@ def trend_svg(points: Sequence[Mapping], *, ident: str = "trend") -> str:
             path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
             body.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
         body += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{colour}"/>' for x, y in coords]
-        body.append(
-            f'<text x="{left + width + 8}" y="{top + 14 + 16 * k}" font-size="11" fill="{colour}" {_FONT}>'
-            f"{escape(name)}</text>"
-        )
-    return _svg(left + width + 140, top + height + 30, "버전별 추이", f"{len(points)}개 버전", body, ident)
+        legend_x, legend_y = (left, top + height + 40 + 16 * k) if compact else (left + width + 8, top + 14 + 16 * k)
+        body.append(f'<text x="{legend_x}" y="{legend_y}" font-size="11" fill="{colour}" {_FONT}>{escape(name)}</text>')
+    if compact:
+        size = (left + width + 20, top + height + 30 + 16 * len(series) + 6)
+    else:
+        size = (left + width + 140, top + height + 30)
+    return _svg(*size, "버전별 추이", f"{len(points)}개 버전", body, ident)

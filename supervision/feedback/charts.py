@@ -21,6 +21,13 @@ RQ_SCALE_MAX = 3.0  # the right end of the reflection-to-question scale
 _FONT = 'font-family="system-ui, Noto Sans KR, NanumGothic, sans-serif"'
 
 
+def wide_and_compact(wide: str, compact: str) -> str:
+    """Both drawings; the stylesheets show the compact one on phones, where the wide one would scale its
+    text below 11 px (SVG text shrinks with its viewBox). Both are escaped markup from this module's kind of
+    chart functions."""
+    return f'<div class="chart-wide">{wide}</div><div class="chart-compact">{compact}</div>'
+
+
 def _num(value: object, default: float | None = 0.0) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return default
@@ -37,9 +44,14 @@ def _pct(value: float) -> str:
     return f"{round(value * 100)}%"
 
 
-def _svg(width: int, height: int, title: str, desc: str, body: Iterable[str], ident: str) -> str:
+def _svg(
+    width: int, height: int, title: str, desc: str, body: Iterable[str], ident: str, *, natural: bool = False
+) -> str:
+    """``natural``: drawn at its own width (the stylesheet still shrinks it to fit: ``.chart { max-width:
+    100% }``) rather than stretched to the width of its box."""
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width if natural else "100%"}" '
         f'preserveAspectRatio="xMinYMin meet" role="img" aria-labelledby="{ident}-t {ident}-d" class="chart">'
         f'<title id="{ident}-t">{escape(title)}</title><desc id="{ident}-d">{escape(desc)}</desc>'
         + "".join(body)

@@ -79,7 +79,8 @@ def test_it_reports_a_supervisor_over_their_own_trainees_turns(cast, run):
     k002 = Turn.objects.get(utterance_id="AG01-K-002")
     assert page.index("놓친 안전 상태") < page.index("축별 일치도")
     assert f'href="/admin/supervision/session/{k002.session_id}/change/#turn-5"' in page
-    assert page.count('class="chart"') == 4  # two F1 bar charts, two heat maps
+    # two F1 bar charts (each drawn wide, and compact for phones), two heat maps
+    assert page.count('class="chart"') == 6
     assert "정의 안 됨" in page  # affect_contact's κ
 
 

@@ -19,6 +19,16 @@ LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 
+def drawn_scales(page) -> dict[str, float]:
+    """Each visible chart's drawn width over its own (viewBox) width, by the chart's title id."""
+    return page.evaluate(
+        """() => Object.fromEntries(Array.from(document.querySelectorAll("svg.chart"))
+            .filter((svg) => svg.getBoundingClientRect().width > 0)
+            .map((svg) => [svg.querySelector("title").id.replace(/-t$/, ""),
+                           Math.round(100 * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width) / 100]))"""
+    )
+
+
 def test_a_supervisor_reads_the_report_and_adjudicates(browser, live_server, cast, golden, http_settings):
     saved_run(run_lines("AG01"), rater="eval-ai")
     run = saved_run(
@@ -37,10 +47,15 @@ def test_a_supervisor_reads_the_report_and_adjudicates(browser, live_server, cas
     page.goto(f"{live_server.url}/admin/agreement/annotationrun/{run.pk}/report/")
     safety = page.locator("section.safety")
     assert "AG01-K-002" in safety.inner_text() and "AG02" not in page.content()
-    assert page.locator("svg.chart").count() == 5  # two F1 bars, two heat maps, the trend of two versions
+    # two F1 bars, two heat maps, the trend of two versions; a heat map is drawn at its own size
+    assert len(drawn_scales(page)) == 5
+    assert all(scale == 1.0 for ident, scale in drawn_scales(page).items() if ident.startswith("cm-"))
     page.screenshot(path=SHOTS / "agreement-report-laptop.png", full_page=True)
     page.set_viewport_size(PHONE)
-    page.screenshot(path=SHOTS / "agreement-report-phone.png", full_page=False)
+    # on a phone the bars and the trend are drawn for its width: their text keeps its size
+    phone = drawn_scales(page)
+    assert len(phone) == 5 and all(phone[ident] >= 0.95 for ident in ("f1-techniques-c", "trend-c"))
+    page.screenshot(path=SHOTS / "agreement-report-phone.png", full_page=True)
     page.set_viewport_size(LAPTOP)
 
     safety.get_by_role("link", name="AG01-K-002").click()

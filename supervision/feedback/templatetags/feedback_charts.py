@@ -12,9 +12,7 @@ register = template.Library()
 
 
 def _wide_and_compact(wide: str, compact: str):
-    """Both drawings; the stylesheet shows the compact one on phones, where the wide one would scale its
-    text below 11 px (SVG text shrinks with its viewBox)."""
-    return mark_safe(f'<div class="chart-wide">{wide}</div><div class="chart-compact">{compact}</div>')
+    return mark_safe(charts.wide_and_compact(wide, compact))
 
 
 # The chart functions escape every piece of text they place, so their markup is safe as a whole.
