@@ -140,5 +140,15 @@ def test_the_audit_chart_is_on_the_admin_session_page(page_as_supervisor, sessio
         assert section.count() == 1 and section.locator("svg").count() >= 1
         section.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"admin_session_audit_{name}.png"), full_page=False)
+        # One drawing per window is shown, at a scale that keeps its 12-14 px text readable (the wide
+        # drawing on a phone was at 0.4), and the explanation under it uses the section's width.
+        scales = section.evaluate(
+            """(section) => Array.from(section.querySelectorAll("svg.chart"))
+                .filter((svg) => svg.getBoundingClientRect().width > 0)
+                .map((svg) => svg.getBoundingClientRect().width / svg.viewBox.baseVal.width)"""
+        )
+        assert len(scales) == section.locator("figure.audit").count() and min(scales) >= 0.8
+        caption = section.locator("figcaption").first.bounding_box()["width"]
+        assert caption >= 0.9 * section.bounding_box()["width"]
         link = page.get_by_role("link", name="수련생 화면에서 이 회기 보기")
         assert link.get_attribute("href") == f"/feedback/sessions/{session.pk}/"

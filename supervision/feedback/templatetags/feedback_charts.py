@@ -34,7 +34,10 @@ def trend_chart(snapshots):
 @register.simple_tag
 def trajectory_chart(trace, risk_threshold, number=1):
     # One page may show several windows; each SVG needs its own title/desc ids.
-    return mark_safe(charts.trajectory_svg(trace or [], risk_threshold, ident=f"trajectory-{number}"))
+    return _wide_and_compact(
+        charts.trajectory_svg(trace or [], risk_threshold, ident=f"trajectory-{number}"),
+        charts.trajectory_svg(trace or [], risk_threshold, ident=f"trajectory-{number}-c", compact=True),
+    )
 
 
 @register.simple_tag
