@@ -152,3 +152,30 @@ def test_the_audit_chart_is_on_the_admin_session_page(page_as_supervisor, sessio
         assert caption >= 0.9 * section.bounding_box()["width"]
         link = page.get_by_role("link", name="수련생 화면에서 이 회기 보기")
         assert link.get_attribute("href") == f"/feedback/sessions/{session.pk}/"
+
+
+def test_lists_of_turns_and_comments_read_on_a_phone(page_as_supervisor, session, live_server):
+    SupervisorComment.objects.create(
+        turn=session.turns.get(seq=2),
+        kind=CommentKind.CRITIQUE,
+        text="감정 반영 없이 곧바로 질문으로 넘어갔습니다. 내담자의 말을 먼저 되돌려 주세요.",
+        author=CommentAuthor.SUPERVISOR,
+    )
+    page = page_as_supervisor(PHONE)
+    for url, column in (
+        ("/admin/supervision/supervisorcomment/", "short_text"),
+        ("/admin/supervision/turn/", "short_text"),
+    ):
+        page.goto(f"{live_server.url}{url}")
+        cell = page.locator(f"#result_list tbody td.field-{column}").first
+        # A sentence column keeps a readable measure (it was squeezed to one syllable a line), so a row
+        # stays a few lines tall; the list scrolls sideways in its own box, not the page.
+        assert cell.bounding_box()["width"] >= 180
+        assert cell.bounding_box()["height"] <= 100
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+    speaker = page.locator("#result_list tbody td.field-speaker").first
+    lines = speaker.evaluate(
+        "(td) => { const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length; }"
+    )
+    assert speaker.inner_text() == "상담자" and lines == 1  # one line, not one syllable a line
+    page.screenshot(path=str(SHOTS / "admin_turn_list_phone.png"), full_page=False)
