@@ -54,8 +54,8 @@ def suggest(session, seq: int, key: str) -> SupervisorComment:
 
 @pytest.fixture
 def page_as_supervisor(browser, live_server, session, cast):
-    def open_page(viewport=LAPTOP):
-        context = browser.new_context(viewport=viewport, locale="ko-KR")
+    def open_page(viewport=LAPTOP, color_scheme="light"):
+        context = browser.new_context(viewport=viewport, locale="ko-KR", color_scheme=color_scheme)
         page = context.new_page()
         browser_admin_log_in(page, live_server.url, "supervisor_a")
         page.goto(f"{live_server.url}/admin/supervision/session/{session.pk}/change/")
@@ -179,3 +179,14 @@ def test_lists_of_turns_and_comments_read_on_a_phone(page_as_supervisor, session
     )
     assert speaker.inner_text() == "상담자" and lines == 1  # one line, not one syllable a line
     page.screenshot(path=str(SHOTS / "admin_turn_list_phone.png"), full_page=False)
+
+
+def test_charts_stay_readable_in_the_admins_dark_theme(page_as_supervisor):
+    page = page_as_supervisor(color_scheme="dark")
+    chart = page.locator(".trajectory-admin svg.chart").first
+    chart.scroll_into_view_if_needed()
+    ground = "(el) => getComputedStyle(el).backgroundColor"
+    # The admin follows the system's dark theme; the chart's dark text keeps a light ground of its own.
+    assert page.locator("body").evaluate(ground) not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
+    assert chart.evaluate(ground) == "rgb(255, 255, 255)"
+    page.screenshot(path=str(SHOTS / "admin_session_audit_dark.png"), full_page=False)
