@@ -52,6 +52,27 @@ def browser_admin_log_in(page, base: str, username: str) -> None:
     page.click("input[type=submit]")
 
 
+# WCAG's contrast ratio between an element's text colour and the first opaque background behind it (the
+# element's own, else its ancestors'), as the browser computed them; opacity on the way is ignored.
+_CONTRAST_JS = """(el) => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let ground = null;
+  for (let node = el; node && !ground; node = node.parentElement) {
+    const c = rgb(getComputedStyle(node).backgroundColor);
+    if (c.length === 3 || c[3] > 0.5) ground = c;
+  }
+  const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(ground || [255, 255, 255])];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+def browser_contrast(locator) -> float:
+    """The contrast ratio of the element's text against its background (4.5 is WCAG AA for body text)."""
+    return locator.evaluate(_CONTRAST_JS)
+
+
 def golden_line(session: str, seq: int, speaker: str = "", **fields) -> dict:
     """One valid golden line; counselor on even seqs, client on odd ones unless ``speaker`` says."""
     speaker = speaker or ("counselor" if seq % 2 == 0 else "client")

@@ -11,7 +11,7 @@ from supervision.agreement.tests.factories import saved_run
 from supervision.feedback.tests.test_browser import SHOTS
 from supervision.labelling import turn_label_codes
 from supervision.models import Turn
-from supervision.testing import browser_log_in, browser_marks
+from supervision.testing import browser_contrast, browser_log_in, browser_marks
 
 pytestmark = browser_marks()
 
@@ -75,4 +75,17 @@ def test_a_supervisor_reads_the_report_and_adjudicates(browser, live_server, cas
     page.screenshot(path=SHOTS / "agreement-queue-laptop.png", full_page=True)
     page.set_viewport_size(PHONE)
     page.screenshot(path=SHOTS / "agreement-queue-phone.png", full_page=False)
+    context.close()
+
+
+def test_the_reports_safety_box_reads_in_the_admins_dark_theme(browser, live_server, cast, golden, http_settings):
+    run = saved_run(run_lines("AG01"), rater="eval-ai", kind="ai")
+    context = browser.new_context(viewport=LAPTOP, locale="ko-KR", color_scheme="dark")
+    page = context.new_page()
+    browser_log_in(page, live_server.url, "supervisor_a")
+    page.goto(f"{live_server.url}/admin/agreement/annotationrun/{run.pk}/report/")
+    safety = page.locator("section.safety")
+    # a light box that sets its own text and link colours (the dark theme's light ones on it were unreadable)
+    assert browser_contrast(safety.locator("li").first) >= 4.5
+    assert browser_contrast(safety.get_by_role("link").first) >= 4.5
     context.close()
