@@ -52,9 +52,10 @@ def browser_admin_log_in(page, base: str, username: str) -> None:
     page.click("input[type=submit]")
 
 
-# WCAG's contrast ratio between an element's text colour and the first opaque background behind it (the
-# element's own, else its ancestors'), as the browser computed them; opacity on the way is ignored.
-_CONTRAST_JS = """(el) => {
+# JavaScript for Playwright: WCAG's contrast ratio between an element's text colour and the first opaque
+# background behind it (the element's own, else its ancestors'), as the browser computed them; opacity on the
+# way is ignored.
+CONTRAST_JS = """(el) => {
   const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
     .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
@@ -70,7 +71,7 @@ _CONTRAST_JS = """(el) => {
 
 def browser_contrast(locator) -> float:
     """The contrast ratio of the element's text against its background (4.5 is WCAG AA for body text)."""
-    return locator.evaluate(_CONTRAST_JS)
+    return locator.evaluate(CONTRAST_JS)
 
 
 def golden_line(session: str, seq: int, speaker: str = "", **fields) -> dict:

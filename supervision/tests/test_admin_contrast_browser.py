@@ -1,0 +1,66 @@
+"""Every piece of text on the supervisor's admin pages reaches WCAG AA contrast (4.5:1) against what is
+behind it, in the admin's light theme and in its dark one (the admin follows the system's choice). In
+Chromium, logged in as supervisor_a; charts are left out (SVG text draws with fill on the chart's own
+white ground)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from supervision.feedback.tests.factories import make_session
+from supervision.models import Session
+from supervision.nightly import nightly_review
+from supervision.safety.tests.factories import script
+from supervision.tags.models import TraineeTag
+from supervision.testing import CONTRAST_JS, browser_admin_log_in, browser_marks
+
+pytestmark = browser_marks()
+
+# The elements with text of their own that fall short, as (ratio, tag.class, text).
+_LOW_CONTRAST = """(contrast) => {
+  const ratio = eval(contrast);
+  const low = [];
+  for (const el of document.querySelectorAll("#content *")) {
+    if (el.closest("svg")) continue;
+    if (!Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(el).visibility === "hidden") continue;
+    const r = ratio(el);
+    if (r < 4.5) low.push([Math.round(r * 100) / 100, el.tagName + "." + el.className, el.textContent.trim().slice(0, 40)]);
+  }
+  return low;
+}"""
+
+
+@pytest.fixture
+def pages(cast, http_settings):
+    for k in range(2):
+        make_session(f"CONTRAST_{k}", 14, trainee="trainee_a", critique_every=2)
+    script("CONTRAST_S", "C", "K:suicidal_ideation_admit", "C:risk_assessment", held_on="2026-11-06")
+    nightly_review(day=datetime.date(2026, 11, 2))
+    session = Session.objects.filter(code="CONTRAST_0").get()
+    return [
+        "/admin/",
+        f"/admin/supervision/session/{session.pk}/change/",
+        f"/admin/supervision/turn/{session.turns.order_by('seq').first().pk}/change/",
+        "/admin/supervision/supervisorcomment/",
+        f"/admin/tags/traineetag/{TraineeTag.objects.filter(trainee=cast.trainee_a).first().pk}/change/",
+        "/admin/gauge/gaugesnapshot/",
+        "/admin/trajectory/trajectoryaudit/",
+        "/admin/safety/safetyreview/?show=all",
+    ]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_admin_text_reaches_aa_contrast(browser, live_server, pages, theme):
+    page = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR", color_scheme=theme).new_page()
+    browser_admin_log_in(page, live_server.url, "supervisor_a")
+    low = {}
+    for url in pages:
+        page.goto(live_server.url + url)
+        found = page.evaluate(_LOW_CONTRAST, CONTRAST_JS)
+        if found:
+            low[url] = found[:5]
+    assert low == {}
