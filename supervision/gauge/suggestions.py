@@ -37,12 +37,19 @@ SUGGESTION_WORDING = {
         "(closed on a resuming client). 내담자의 마지막 말을 다루었는지 검토해 주세요.",
         {"dimension": "종결 (closing)", "severity": Severity.MODERATE.value},
     ),
+    # The category by its Korean name with the code after it, and shares as the gauge chart shows them (%).
     BAND_KEY: (
-        "이 회기의 {code} 기법 비율 {share:.2f}이(가) 목표 범위 {low:.2f}–{high:.2f}를 벗어났습니다({word}, {status}).",
+        "이 회기의 {name}({code}) 기법 비율 {share}이(가) 목표 범위 {low}–{high}에서 벗어났습니다({word}, {status}).",
         {"dimension": "기법 균형 (technique balance)", "severity": Severity.MINOR.value},
     ),
 }
 _WORDING_DIGEST = digest(SUGGESTION_WORDING)
+_CATEGORY_KO = {category.code: category.ko for category in catalogue.CATEGORIES}
+
+
+def _percent(share: float) -> str:
+    """0.05 → "5%", 0.333 → "33%": a share as the gauge chart labels it."""
+    return f"{round(share * 100)}%"
 
 
 @dataclass(frozen=True)
@@ -64,14 +71,24 @@ class _SessionEvents:
             made.append(_suggestion(self.resuming_turn, CLOSED_ON_RESUMING_KEY))
         for code, status, share, low, high in self.off_band:
             word = "부족" if status == figures.UNDER else "과다"
+            category = f"{_CATEGORY_KO.get(code, code)}({code})"
+            share_pct, low_pct, high_pct = _percent(share), _percent(low), _percent(high)
             made.append(
                 _suggestion(
                     self.band_turn,
                     BAND_KEY,
                     key=BAND_KEY.format(category=code),
-                    fill={"code": code, "share": share, "low": low, "high": high, "word": word, "status": status},
-                    expected=f"{code} {low:.2f}–{high:.2f}",
-                    actual=f"{code} {share:.2f}",
+                    fill={
+                        "name": _CATEGORY_KO.get(code, code),
+                        "code": code,
+                        "share": share_pct,
+                        "low": low_pct,
+                        "high": high_pct,
+                        "word": word,
+                        "status": status,
+                    },
+                    expected=f"{category} {low_pct}–{high_pct}",
+                    actual=f"{category} {share_pct}",
                 )
             )
         return made

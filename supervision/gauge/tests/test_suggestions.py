@@ -46,6 +46,16 @@ def test_it_suggests_on_the_turn_where_it_happened(fixture_sessions):
     assert (comment.author, comment.kind, comment.severity) == ("ai", "critique", "moderate")
 
 
+def test_a_band_suggestion_names_the_category_in_korean_with_shares_in_percent(fixture_sessions):
+    gauge_compute(day=DAY)
+    band = SupervisorComment.objects.get(turn__utterance_id="S1-C-007", suggestion_key="gauge:band:STABILIZING")
+    figures = GaugeSnapshot.objects.get(session__code="S1", date=DAY).categories["STABILIZING"]
+    share, (low, high) = f"{round(figures['share'] * 100)}%", figures["band"]
+    assert band.text.startswith(f"이 회기의 안정/지지(STABILIZING) 기법 비율 {share}이(가) 목표 범위 ")
+    assert f"{round(low * 100)}%–{round(high * 100)}%에서 벗어났습니다" in band.text
+    assert band.intent_deviation["actual"] == f"안정/지지(STABILIZING) {share}"
+
+
 def test_it_never_duplicates_on_a_rerun(fixture_sessions):
     gauge_compute(day=DAY)
     first = suggestions()
