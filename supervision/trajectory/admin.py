@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from supervision.admin import RoleScopedAdmin, WrittenElsewhereMixin, trainee_list_filter
+from supervision.feedback import charts
 from supervision.roles import is_supervisor, sees_everything
-from supervision.trajectory.display import trace_svg
 from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
-from supervision.trajectory.selectors import trace_of
+from supervision.trajectory.selectors import risk_threshold, trace_of
 
 # Colours of the labels: .trajectory-<label> in static/portal_admin.css.
 _LABELS = frozenset(TrajectoryLabel.values)
@@ -66,7 +67,13 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
 
     @admin.display(description=_("상태 궤적"))
     def trace_display(self, obj):
+        # The same chart as on the session page (wide, and compact on a phone), then its numbers.
         trace = trace_of(obj.states)
+        threshold = risk_threshold()
+        chart = charts.wide_and_compact(
+            charts.trajectory_svg(trace, threshold, ident="trajectory"),
+            charts.trajectory_svg(trace, threshold, ident="trajectory-c", compact=True),
+        )
         rows = format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -82,7 +89,13 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
             ),
         )
         table = format_html(
-            "<table><tr><th>seq</th><th>utterance_id</th><th>valence</th><th>arousal</th><th>risk</th></tr>{}</table>",
+            '<div class="table-scroll"><table class="trajectory-trace-table"><thead><tr><th>{}</th><th>{}</th>'
+            "<th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table></div>",
+            _("순서 (seq)"),
+            _("발화 ID"),
+            _("정서가 (valence)"),
+            _("각성 (arousal)"),
+            _("위험 (risk)"),
             rows,
         )
-        return trace_svg(trace) + table
+        return format_html('<div class="trajectory-admin-trace">{}{}</div>', mark_safe(chart), table)

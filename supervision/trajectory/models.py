@@ -50,7 +50,8 @@ class TrajectoryAudit(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.session_id}#{self.window_index} {self.label}"
+        # Read where the admin names one audit (its title and breadcrumbs); the session is one query there.
+        return f"{self.session.code} · 창 {self.window_index} (발화 {self.first_seq}–{self.last_seq})"
 
 
 class AuditedRevision(models.Model):

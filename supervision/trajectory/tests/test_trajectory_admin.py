@@ -50,6 +50,11 @@ def test_it_shows_label_explanation_and_state_trace(client, cast, audits):
     assert "검토 보조 자료" in body
     assert audit.get_label_display() in body
     assert audit.states[0]["utterance_id"] in body
+    # the session page's chart (wide and compact), its threshold line, and the numbers under Korean headings
+    assert 'id="trajectory-t"' in body and 'id="trajectory-c-t"' in body and "임계" in body
+    assert "<th>발화 ID</th>" in body and "<th>위험 (risk)</th>" in body
+    # named by its session and turns, not by database ids
+    assert f"<h2>ADA1 · 창 {audit.window_index} (발화 {audit.first_seq}–{audit.last_seq})</h2>" in body
 
 
 def test_it_is_read_only_even_for_staff(client, cast, audits):
