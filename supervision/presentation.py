@@ -68,3 +68,8 @@ def technique_chip_class(code: str) -> str:
 
 def client_state_chip_class(code: str) -> str:
     return "chip state critical" if code in catalogue.SAFETY_CRITICAL_STATES else "chip state"
+
+
+def percent(share: float) -> str:
+    """A share as the gauge shows it everywhere (charts, suggestions): 0.05 → "5%", 0.333 → "33%"."""
+    return f"{round(share * 100)}%"

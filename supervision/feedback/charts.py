@@ -40,10 +40,6 @@ def _clamp(value: float, low: float, high: float) -> float:
     return max(low, min(high, value))
 
 
-def _pct(value: float) -> str:
-    return f"{round(value * 100)}%"
-
-
 def _svg(
     width: int, height: int, title: str, desc: str, body: Iterable[str], ident: str, *, natural: bool = False
 ) -> str:
@@ -106,7 +102,9 @@ def gauge_svg(snapshot: Mapping, *, ident: str = "gauge", compact: bool = False)
     for x in (0.0, 0.25, 0.5, 0.75, 1.0):
         gx = left + x * bar_w
         body.append(f'<line x1="{gx:.1f}" y1="{top - 6}" x2="{gx:.1f}" y2="{rq_top - 30}" stroke="#d9dde5"/>')
-        body.append(f'<text x="{gx:.1f}" y="{rq_top - 16}" text-anchor="middle" fill="#5a6272">{_pct(x)}</text>')
+        body.append(
+            f'<text x="{gx:.1f}" y="{rq_top - 16}" text-anchor="middle" fill="#5a6272">{presentation.percent(x)}</text>'
+        )
     for i, row in enumerate(rows):
         y = top + i * row_h
         swatch = presentation.CATEGORY_SWATCH[row["code"]]
@@ -123,7 +121,7 @@ def gauge_svg(snapshot: Mapping, *, ident: str = "gauge", compact: bool = False)
         )
         mark = {"over": "▲ 과다", "under": "▼ 과소", "within": "범위 안"}.get(row["status"], "")
         body.append(
-            f'<text x="{left + bar_w + 10}" y="{y + 16}" fill="{swatch.text}">{_pct(row["share"])} {escape(mark)}</text>'
+            f'<text x="{left + bar_w + 10}" y="{y + 16}" fill="{swatch.text}">{presentation.percent(row["share"])} {escape(mark)}</text>'
         )
     body.append(_rq_scale(ratio, left, bar_w, rq_top, zone_font=13 if compact else 11))
     body.append("</g>")
@@ -132,8 +130,12 @@ def gauge_svg(snapshot: Mapping, *, ident: str = "gauge", compact: bool = False)
 
 
 def _category_sentence(row: dict) -> str:
-    band = f"목표 {_pct(row['band'][0])}–{_pct(row['band'][1])}" if row["band"] else "목표 범위 없음"
-    return f"{row['ko']} {_pct(row['share'])} ({row['count']}회, {band}, {row['status_ko']})."
+    band = (
+        f"목표 {presentation.percent(row['band'][0])}–{presentation.percent(row['band'][1])}"
+        if row["band"]
+        else "목표 범위 없음"
+    )
+    return f"{row['ko']} {presentation.percent(row['share'])} ({row['count']}회, {band}, {row['status_ko']})."
 
 
 def _rq_sentence(ratio: float | None) -> str:
@@ -186,7 +188,9 @@ def trend_svg(snapshots: Sequence[Mapping], *, compact: bool = False) -> str:
     for y_value in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = top + plot_h - y_value * plot_h
         body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#d9dde5"/>')
-        body.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#5a6272">{_pct(y_value)}</text>')
+        body.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#5a6272">{presentation.percent(y_value)}</text>'
+        )
     if not dated:
         body.append(
             f'<text x="{left + 10}" y="{top + plot_h / 2:.1f}" fill="#5a6272">추이를 그릴 자료가 없습니다.</text>'
@@ -213,7 +217,7 @@ def trend_svg(snapshots: Sequence[Mapping], *, compact: bool = False) -> str:
             share = rows[c_index]["share"]
             body.append(
                 f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{swatch.stroke}">'
-                f"<title>{escape(snap['date'])} {escape(category.ko)} {_pct(share)}</title></circle>"
+                f"<title>{escape(snap['date'])} {escape(category.ko)} {presentation.percent(share)}</title></circle>"
             )
         if compact:
             lx, ly = left + (c_index % 3) * 95 - 30, top + plot_h + 54 + (c_index // 3) * 22
@@ -222,7 +226,7 @@ def trend_svg(snapshots: Sequence[Mapping], *, compact: bool = False) -> str:
         body.append(f'<rect x="{lx}" y="{ly - 9}" width="12" height="4" fill="{swatch.stroke}"/>')
         body.append(f'<text x="{lx + 18}" y="{ly - 3}" fill="#1f2430">{escape(category.ko)}</text>')
         first, last = series[0][c_index]["share"], series[-1][c_index]["share"]
-        sentences.append(f"{category.ko} {_pct(first)}→{_pct(last)}")
+        sentences.append(f"{category.ko} {presentation.percent(first)}→{presentation.percent(last)}")
     # Each distinct date once: one snapshot (or several of the same day) gets one label under its point.
     if dated[0]["date"] == dated[-1]["date"]:
         body.append(

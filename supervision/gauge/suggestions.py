@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
+from supervision import presentation
 from supervision.gauge import figures
 from supervision.gauge.aggregate import SessionAggregate, digest
 from supervision.gauge.models import DismissedSuggestion, SessionTally
@@ -44,12 +45,6 @@ SUGGESTION_WORDING = {
     ),
 }
 _WORDING_DIGEST = digest(SUGGESTION_WORDING)
-_CATEGORY_KO = {category.code: category.ko for category in catalogue.CATEGORIES}
-
-
-def _percent(share: float) -> str:
-    """0.05 → "5%", 0.333 → "33%": a share as the gauge chart labels it."""
-    return f"{round(share * 100)}%"
 
 
 @dataclass(frozen=True)
@@ -71,15 +66,15 @@ class _SessionEvents:
             made.append(_suggestion(self.resuming_turn, CLOSED_ON_RESUMING_KEY))
         for code, status, share, low, high in self.off_band:
             word = "부족" if status == figures.UNDER else "과다"
-            category = f"{_CATEGORY_KO.get(code, code)}({code})"
-            share_pct, low_pct, high_pct = _percent(share), _percent(low), _percent(high)
+            category = f"{presentation.CATEGORY_KO.get(code, code)}({code})"
+            share_pct, low_pct, high_pct = (presentation.percent(x) for x in (share, low, high))
             made.append(
                 _suggestion(
                     self.band_turn,
                     BAND_KEY,
                     key=BAND_KEY.format(category=code),
                     fill={
-                        "name": _CATEGORY_KO.get(code, code),
+                        "name": presentation.CATEGORY_KO.get(code, code),
                         "code": code,
                         "share": share_pct,
                         "low": low_pct,
