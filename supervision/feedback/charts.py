@@ -9,6 +9,7 @@ readers get the figures in words; the pages add a data table next to each pictur
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
@@ -373,25 +374,43 @@ def stage_strip_svg(stages: Iterable[str], *, compact: bool = False) -> str:
     """The session as one strip, coloured by stage, each run as wide as its number of turns."""
     segments = stage_segments(stages)
     total = sum(s["length"] for s in segments)
-    width, height, bar_h = (340, 48, 24) if compact else (640, 48, 24)
-    body = [f'<g {_FONT} font-size="{14 if compact else 12}">']
+    width, bar_h, font = (340, 24, 14) if compact else (640, 24, 12)
+    ident = "stages-c" if compact else "stages"
     if not total:
-        body.append('<text x="0" y="18" fill="#5a6272">발화가 없습니다.</text></g>')
-        return _svg(width, height, "회기 단계 흐름", "발화가 없습니다.", body, "stages-c" if compact else "stages")
+        body = [f'<g {_FONT} font-size="{font}">', '<text x="0" y="18" fill="#5a6272">발화가 없습니다.</text></g>']
+        return _svg(width, 48, "회기 단계 흐름", "발화가 없습니다.", body, ident)
+    bars, labels = [], []
+    # Where the next label may start on each of two label rows: a short run's name goes below the previous
+    # one rather than over it ("라포 형성" under a two-turn run ran into "탐색" on a phone).
+    free = [0.0, 0.0]
     for seg in segments:
         x0 = seg["start"] / total * width
         w = seg["length"] / total * width
         colour = presentation.STAGE_COLOUR.get(seg["stage"], "#b0b6c2")
         sentence = f"{seg['ko']}: 발화 {seg['start'] + 1}–{seg['start'] + seg['length']} ({seg['length']}개)"
-        body.append(
+        bars.append(
             f'<rect x="{x0:.1f}" y="0" width="{w:.1f}" height="{bar_h}" fill="{colour}" stroke="#fff">'
             f"<title>{escape(sentence)}</title></rect>"
         )
-        if w >= (32 if compact else 36):
-            body.append(f'<text x="{x0 + 4:.1f}" y="{bar_h + 16}" fill="#1f2430">{escape(seg["ko"])}</text>')
-    body.append("</g>")
+        text_w = label_width(seg["ko"], font)
+        x = max(0.0, min(x0 + 4, width - text_w))
+        row = next((r for r, edge in enumerate(free) if x >= edge), None)
+        if row is None:
+            continue  # no room on either row: the run keeps its name in its tooltip and in the description
+        free[row] = x + text_w + 6
+        labels.append(
+            f'<text x="{x:.1f}" y="{bar_h + 16 + row * (font + 4)}" fill="#1f2430">{escape(seg["ko"])}</text>'
+        )
+    height = 48 + (font + 4 if free[1] else 0)
+    body = [f'<g {_FONT} font-size="{font}">', *bars, *labels, "</g>"]
     desc = " → ".join(f"{s['ko']} {s['length']}개" for s in segments)
-    return _svg(width, height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, "stages-c" if compact else "stages")
+    return _svg(width, height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, ident)
+
+
+def label_width(text: str, font_size: float) -> float:
+    """About how wide ``text`` is drawn: Hangul and other wide characters a full em, the rest about half."""
+    wide = sum(1 for ch in text if unicodedata.east_asian_width(ch) in "WF")
+    return (wide + 0.55 * (len(text) - wide)) * font_size
 
 
 def technique_rows(techniques: Mapping) -> list[dict]:

@@ -1,5 +1,6 @@
 """The chart functions take plain dicts (CONTRACT §6 snapshots, audit traces) and return accessible SVG."""
 
+import itertools
 import xml.etree.ElementTree as ET
 
 from supervision.feedback import charts
@@ -125,3 +126,21 @@ def test_it_draws_stage_runs_as_wide_as_their_turns():
     widths = [float(r.get("width")) for r in root.iter(f"{SVG}rect")]
     assert widths == [128.0, 384.0, 128.0]
     assert root.find(f"{SVG}desc").text == "발화 10개: 라포 형성 2개 → 탐색 6개 → 정리 2개"
+
+
+def test_stage_names_of_short_runs_do_not_overlap():
+    # a two-turn opening among 28 turns is narrower than its name on a phone
+    stages = ["라포"] * 2 + ["탐색"] * 12 + ["개입"] * 10 + ["정리"] * 4
+    for compact in (False, True):
+        root = parse(charts.stage_strip_svg(stages, compact=compact))
+        font = float(root.find(f"{SVG}g").get("font-size"))
+        texts = [(float(t.get("x")), float(t.get("y")), t.text) for t in root.iter(f"{SVG}text")]
+        assert [name for _x, _y, name in texts] == ["라포 형성", "탐색", "개입", "정리"]
+        width = float(root.get("viewBox").split()[2])
+        for row in {y for _x, y, _name in texts}:
+            on_row = sorted((x, name) for x, y, name in texts if y == row)
+            for (x, name), (next_x, _next) in itertools.pairwise(on_row):
+                assert x + charts.label_width(name, font) <= next_x, (compact, name)
+        assert all(x + charts.label_width(name, font) <= width for x, _y, name in texts)
+        height = float(root.get("viewBox").split()[3])
+        assert max(y for _x, y, _name in texts) < height
