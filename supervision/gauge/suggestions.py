@@ -40,7 +40,7 @@ SUGGESTION_WORDING = {
     ),
     # The category by its Korean name with the code after it, and shares as the gauge chart shows them (%).
     BAND_KEY: (
-        "이 회기의 {name}({code}) 기법 비율 {share}이(가) 목표 범위 {low}–{high}에서 벗어났습니다({word}, {status}).",
+        "이 회기의 {name}({code}) 기법 비율이 {share}로, 목표 범위 {low}–{high}보다 {direction}({word}, {status}).",
         {"dimension": "기법 균형 (technique balance)", "severity": Severity.MINOR.value},
     ),
 }
@@ -65,7 +65,7 @@ class _SessionEvents:
         if self.resuming_turn is not None:
             made.append(_suggestion(self.resuming_turn, CLOSED_ON_RESUMING_KEY))
         for code, status, share, low, high in self.off_band:
-            word = "부족" if status == figures.UNDER else "과다"
+            word, direction = ("부족", "낮습니다") if status == figures.UNDER else ("과다", "높습니다")
             category = f"{presentation.CATEGORY_KO.get(code, code)}({code})"
             share_pct, low_pct, high_pct = (presentation.percent(x) for x in (share, low, high))
             made.append(
@@ -80,6 +80,7 @@ class _SessionEvents:
                         "low": low_pct,
                         "high": high_pct,
                         "word": word,
+                        "direction": direction,
                         "status": status,
                     },
                     expected=f"{category} {low_pct}–{high_pct}",

@@ -51,8 +51,17 @@ def test_a_band_suggestion_names_the_category_in_korean_with_shares_in_percent(f
     band = SupervisorComment.objects.get(turn__utterance_id="S1-C-007", suggestion_key="gauge:band:STABILIZING")
     figures = GaugeSnapshot.objects.get(session__code="S1", date=DAY).categories["STABILIZING"]
     share, (low, high) = f"{round(figures['share'] * 100)}%", figures["band"]
-    assert band.text.startswith(f"이 회기의 안정/지지(STABILIZING) 기법 비율 {share}이(가) 목표 범위 ")
-    assert f"{round(low * 100)}%–{round(high * 100)}%에서 벗어났습니다" in band.text
+    band_pct = f"{round(low * 100)}%–{round(high * 100)}%"
+    if figures["status"] == "over":
+        assert (
+            band.text
+            == f"이 회기의 안정/지지(STABILIZING) 기법 비율이 {share}로, 목표 범위 {band_pct}보다 높습니다(과다, over)."
+        )
+    else:
+        assert (
+            band.text
+            == f"이 회기의 안정/지지(STABILIZING) 기법 비율이 {share}로, 목표 범위 {band_pct}보다 낮습니다(부족, under)."
+        )
     assert band.intent_deviation["actual"] == f"안정/지지(STABILIZING) {share}"
 
 
