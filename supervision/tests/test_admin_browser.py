@@ -76,6 +76,19 @@ def test_the_transcript_filter_filters_and_stays_on_the_page(page_as_supervisor,
     page.screenshot(path=str(SHOTS / "admin_session_filtered_laptop.png"), full_page=False)
 
 
+def test_the_transcript_filter_fits_a_phone_with_touch_sized_controls(page_as_supervisor):
+    page = page_as_supervisor(PHONE)
+    controls = page.locator(".transcript-filters select, .transcript-filters input, .transcript-filters button")
+    assert controls.count() == 5
+    for i in range(controls.count()):
+        box = controls.nth(i).bounding_box()
+        # the label select's longest option once pushed it past the screen's edge
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 1
+        assert box["height"] >= 44
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+    page.locator(".transcript-filters").screenshot(path=str(SHOTS / "admin_session_filters_phone.png"))
+
+
 def test_a_critique_naming_a_technique_in_korean_is_stored_as_its_code_and_counted(page_as_supervisor, session):
     page = page_as_supervisor()
     turn = session.turns.get(seq=2)
