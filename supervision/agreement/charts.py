@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from supervision.feedback.charts import _FONT, _svg
+from supervision.feedback.charts import _FONT, _svg, label_width
 
 from .scoring import label_rank
 
@@ -35,22 +35,26 @@ def f1_bars_svg(labels: Mapping[str, Mapping], axis: str, *, ident: str, compact
     rows = worst_first(labels, axis)
     if not rows:
         return ""
+    names = [label_name(axis, code) for code, _figures in rows]
     if compact:
         left, width, row_h, name_h = 0, 270, 38, 16
     else:
-        left, width, row_h, name_h = 250, 620, 22, 0
+        # The names are right-aligned against the bars: the column is as wide as the longest one needs
+        # ("부정적 자기인식 (negative_self_perception)" was cut at the picture's left edge).
+        left = max(250, round(max(label_width(name, 12) for name in names)) + 12)
+        width, row_h, name_h = 620, 22, 0
     height = 30 + row_h * len(rows)
     body = [
         f'<text x="{left}" y="14" font-size="11" fill="#555" {_FONT}>F1 0</text>',
         f'<text x="{left + width // 2}" y="14" font-size="11" fill="#555" text-anchor="middle" {_FONT}>0.5</text>',
         f'<text x="{left + width}" y="14" font-size="11" fill="#555" text-anchor="end" {_FONT}>1</text>',
     ]
-    for i, (code, figures) in enumerate(rows):
+    for i, ((_code, figures), name) in enumerate(zip(rows, names, strict=True)):
         y = 22 + i * row_h
         bar_y = y + name_h
         f1 = float(figures.get("f1") or 0.0)
         colour = _LOW if f1 < 0.5 else _BAR
-        name = escape(label_name(axis, code))
+        name = escape(name)
         body.append(
             (
                 f'<text x="0" y="{y + 12}" font-size="12" {_FONT}>{name}</text>'

@@ -89,3 +89,28 @@ def test_the_reports_safety_box_reads_in_the_admins_dark_theme(browser, live_ser
     assert browser_contrast(safety.locator("li").first) >= 4.5
     assert browser_contrast(safety.get_by_role("link").first) >= 4.5
     context.close()
+
+
+def test_a_run_that_misses_no_safety_state_gets_good_news_not_an_alarm(
+    browser, live_server, cast, golden, http_settings
+):
+    # the golden answers themselves: every suicide and self-harm state found
+    lines = [
+        {**line, "client_states": ["affect_contact", "self_harm_disclosure"]}
+        if line["utterance_id"].endswith("K-002")
+        else line
+        for line in run_lines("AG01")
+    ]
+    run = saved_run(lines, rater="eval-ai", kind="ai")
+    for theme in ("light", "dark"):
+        context = browser.new_context(viewport=LAPTOP, locale="ko-KR", color_scheme=theme)
+        page = context.new_page()
+        browser_log_in(page, live_server.url, "supervisor_a")
+        page.goto(f"{live_server.url}/admin/agreement/annotationrun/{run.pk}/report/")
+        safety = page.locator("section.safety")
+        assert "2건 중 2건 찾음" in safety.inner_text() and "놓친 안전 상태가 없습니다." in safety.inner_text()
+        border = safety.evaluate("(el) => getComputedStyle(el).borderLeftColor")
+        assert border == "rgb(21, 128, 61)"  # green, not the alarm's red
+        assert browser_contrast(safety.locator("h2")) >= 4.5
+        assert browser_contrast(safety.locator("p")) >= 4.5
+        context.close()
