@@ -5,6 +5,8 @@ Every queryset an outsider could reach is narrowed by ``visible_trainees``/selec
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import models
@@ -161,9 +163,23 @@ def trainee_filter(user, field: str = "trainee") -> models.Q:
 def supervises(user, trainee_id: int | None) -> bool:
     """True when ``user`` is the trainee's assigned supervisor (superusers too; staff only read)."""
     if getattr(user, "is_superuser", False):
-        return True
-    if trainee_id is None or not is_supervisor(user):
-        return False
+        return True  # a session with no trainee yet too
+    return trainee_id in supervised_among(user, [trainee_id])
+
+
+def supervised_among(user, trainee_ids: Iterable[int | None]) -> set[int]:
+    """The trainees of ``trainee_ids`` that ``user`` supervises, in one query (``supervises`` for many)."""
+    wanted = {trainee_id for trainee_id in trainee_ids if trainee_id is not None}
+    if not wanted:
+        return set()
+    if getattr(user, "is_superuser", False):
+        return wanted
+    if not is_supervisor(user):
+        return set()
     from supervision.models import TraineeAssignment
 
-    return TraineeAssignment.objects.filter(trainee_id=trainee_id, supervisor=user).exists()
+    return set(
+        TraineeAssignment.objects.filter(trainee_id__in=sorted(wanted), supervisor=user).values_list(
+            "trainee_id", flat=True
+        )
+    )

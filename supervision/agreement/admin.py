@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 
 from supervision.feedback.charts import wide_and_compact
 from supervision.models import Turn
-from supervision.roles import is_supervisor, sees_everything, supervises
+from supervision.roles import sees_everything, supervised_among
 from supervision.services import ServiceError
 
 from . import charts, selectors, services
@@ -340,26 +340,23 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                     )
             return HttpResponseRedirect(request.path)
         differences = services.run_differences(run, request.user)
-        links = self._turn_links(request, {d.utterance_id for d in differences})
-        supervised = (
-            {
-                turn_id: supervises(request.user, trainee_id)
-                for turn_id, trainee_id in Turn.objects.filter(pk__in={d.turn_id for d in differences}).values_list(
-                    "pk", "session__trainee_id"
-                )
-            }
-            if is_supervisor(request.user) or request.user.is_superuser
-            else {}
-        )
+        # The utterance itself beside each difference: a supervisor judges "is this empathy?" on the words,
+        # not on the id (the queue showed ids only, one click away from the text).
+        turns = selectors.queue_turns({d.turn_id for d in differences})
+        supervised = supervised_among(request.user, (turn.trainee_id for turn in turns.values()))
         groups: dict[tuple[str, str], list] = defaultdict(list)
         for d in differences:
+            turn = turns.get(d.turn_id)
             groups[(d.axis, d.label)].append(
                 {
                     "d": d,
                     "golden": PRESENCE_KO.get(d.golden, d.golden),
                     "rater": PRESENCE_KO.get(d.rater, d.rater),
-                    "url": links.get(d.utterance_id),
-                    "can": supervised.get(d.turn_id, False),
+                    "url": reverse("admin:supervision_session_change", args=[turn.session_id]) + f"#turn-{turn.seq}"
+                    if turn
+                    else None,
+                    "text": turn.text if turn else "",
+                    "can": turn is not None and (request.user.is_superuser or turn.trainee_id in supervised),
                 }
             )
         context = self._context(

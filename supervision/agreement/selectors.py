@@ -30,6 +30,24 @@ class TurnTable:
     by_name: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class QueueTurn:
+    """What the adjudication queue shows of a turn beside a difference, and whose it is."""
+
+    trainee_id: int | None
+    session_id: int
+    seq: int
+    text: str
+
+
+def queue_turns(turn_ids: Collection[int]) -> dict[int, QueueTurn]:
+    """One query: the turns of a run's differences (already narrowed to the viewer's trainees)."""
+    rows = Turn.objects.filter(pk__in=sorted(turn_ids)).values_list(
+        "pk", "session__trainee_id", "session_id", "seq", "text"
+    )
+    return {pk: QueueTurn(trainee_id, session_id, seq, text or "") for pk, trainee_id, session_id, seq, text in rows}
+
+
 # Kept for readers of the figures: the part of the table that names and orders turns.
 TurnIndex = TurnTable
 

@@ -116,6 +116,24 @@ def test_a_supervisor_adjudicates_from_the_queue(cast, run):
     assert AdjudicationDecision.objects.count() == 1
 
 
+def test_the_queue_shows_the_words_in_a_constant_number_of_queries(cast, golden):
+    client = client_for(cast.supervisor_a)
+    few = saved_run(run_lines("AG01")[:1], rater="few")
+    many = saved_run(run_lines("AG01"), rater="many")
+    counted = {}
+    for run in (few, many):
+        url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+        client.get(url)
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(url).content.decode()
+        counted[run.rater] = (len(queries), page.count('<form method="post" class="decide">'))
+    assert counted["few"][1] < counted["many"][1] == 8
+    # one query for the differences' turns and one for the supervisor's assignments, whatever their number
+    assert counted["few"][0] == counted["many"][0]
+    words = Turn.objects.get(utterance_id="AG01-C-002").text
+    assert words and f'<q class="turn-text">{words}</q>' in page
+
+
 def test_it_refuses_a_decision_outside_the_supervisors_scope(cast, run):
     other = Turn.objects.get(utterance_id="AG02-C-002")
     url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
