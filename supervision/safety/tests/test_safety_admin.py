@@ -47,6 +47,15 @@ def test_it_links_the_page_first_on_the_admin_index_with_the_pending_count(clien
     assert "위험사정 응답이 없는 자살·자해 보고 3건" in client.get("/admin/").content.decode()
 
 
+def test_the_index_entry_is_quiet_when_nothing_waits(client, cast):
+    client.force_login(cast.supervisor_a)
+    page = client.get("/admin/").content.decode()
+    assert 'class="module safety-index none-pending"' in page and "검토를 기다리는 안전 사건이 없습니다." in page
+    script("SQ09", f"K:{SI}", "C", held_on="2026-11-01")
+    page = client.get("/admin/").content.decode()
+    assert 'class="module safety-index"' in page and "위험사정 응답이 없는 자살·자해 보고 1건" in page
+
+
 def test_it_lists_unanswered_unreviewed_events_of_the_supervisors_trainees_newest_first(client, cast, sessions):
     client.force_login(cast.supervisor_a)
     response = client.get(QUEUE)
