@@ -277,11 +277,18 @@ def trajectory_svg(
     ident: str = "trajectory",
     marked: Sequence[Mapping] = (),
     compact: bool = False,
+    count_from_one: bool = False,
 ) -> str:
     """Valence (−1..1), arousal and risk (0..1) per client turn, with the risk threshold as a dashed line.
 
     ``marked``: spans ``{"first_seq", "last_seq", "title"}`` shaded behind the lines (the windows of a
-    session worth a second look), so one chart carries what several window charts did."""
+    session worth a second look), so one chart carries what several window charts did.
+    ``count_from_one``: turns named as the trainee's page counts them ("2번째 발화"), not by their stored
+    seq ("순서 1"), which the supervisor's transcript shows as "#1"."""
+
+    def turn_name(seq: int) -> str:
+        return f"{seq + 1}번째 발화" if count_from_one else f"순서 {seq}"
+
     points = trace_points(trace)
     threshold = _clamp(_num(risk_threshold, 0.0), 0.0, 1.0)
     left, top, plot_w, plot_h = (40, 14, 270, 180) if compact else (44, 14, 480, 180)
@@ -340,12 +347,13 @@ def trajectory_svg(
             f'fill="{"#8c1512" if hot else "#c62828"}"><title>{escape(_point_sentence(p))}</title></circle>'
         )
     body.append(
-        f'<text x="{left}" y="{top + plot_h + 24}" fill="#5a6272">순서 {first}</text>'
-        f'<text x="{left + plot_w}" y="{top + plot_h + 24}" text-anchor="end" fill="#5a6272">순서 {last}</text>'
+        f'<text x="{left}" y="{top + plot_h + 24}" fill="#5a6272">{turn_name(first)}</text>'
+        f'<text x="{left + plot_w}" y="{top + plot_h + 24}" text-anchor="end" fill="#5a6272">{turn_name(last)}</text>'
     )
     body.append("</g>")
+    span = f"{first + 1}–{last + 1}번째 발화" if count_from_one else f"순서 {first}–{last}"
     desc = (
-        f"내담자 발화 {len(points)}개(순서 {first}–{last}). 정서가 {points[0]['valence']:.2f}→{points[-1]['valence']:.2f}, "
+        f"내담자 발화 {len(points)}개({span}). 정서가 {points[0]['valence']:.2f}→{points[-1]['valence']:.2f}, "
         f"위험 {points[0]['risk']:.2f}→{points[-1]['risk']:.2f}; 위험이 임계값 {threshold:.2f} 이상인 발화 {len(above)}개"
         + (": " + ", ".join(p["utterance_id"] or str(p["seq"]) for p in above[:10]) if above else "")
         + "."

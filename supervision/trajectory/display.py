@@ -22,11 +22,24 @@ def _direction(before: float, after: float, up: str, down: str, same: str) -> st
 
 
 def trainee_summary(audit: dict[str, Any]) -> str:
-    """A window in plain Korean: the flow, how the client's mood and risk moved, and the turns to look at
-    again. No engine terms (template names, graph distances, the penalty wall) and no English words."""
-    trace = audit.get("trace") or []
+    """A window in plain Korean: where it is, the flow, how the client's mood and risk moved, and the turns
+    to look at again. No engine terms (template names, graph distances, the penalty wall), no English words."""
+    return f"{window_span(audit)}: {window_story(audit)}"
+
+
+def window_span(audit: dict[str, Any]) -> str:
+    """Which turns the window covers, counted from 1 as the trainee reads the transcript ("1–10번째 발화"),
+    as the stage strip counts them; the stored seq starts at 0."""
     first, last = audit.get("first_seq"), audit.get("last_seq")
-    parts = [f"발화 {first}–{last}: {TRAINEE_LABEL_KO.get(audit.get('label'), '판정 없음')}."]
+    if not isinstance(first, int) or not isinstance(last, int):
+        return "발화"
+    return f"{first + 1}–{last + 1}번째 발화"
+
+
+def window_story(audit: dict[str, Any]) -> str:
+    """trainee_summary() without the span (the page links the span to the window's first turn)."""
+    trace = audit.get("trace") or []
+    parts = [f"{TRAINEE_LABEL_KO.get(audit.get('label'), '판정 없음')}."]
     if trace:
         v0, v1 = float(trace[0].get("valence") or 0.0), float(trace[-1].get("valence") or 0.0)
         r0, r1 = float(trace[0].get("risk") or 0.0), float(trace[-1].get("risk") or 0.0)

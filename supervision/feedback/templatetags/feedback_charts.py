@@ -54,16 +54,23 @@ def session_trajectory_chart(audits):
     ]
     trace = charts.merged_trace(audits)
     return _wide_and_compact(
-        charts.trajectory_svg(trace, threshold, ident="trajectory", marked=marked),
-        charts.trajectory_svg(trace, threshold, ident="trajectory-c", marked=marked, compact=True),
+        charts.trajectory_svg(trace, threshold, ident="trajectory", marked=marked, count_from_one=True),
+        charts.trajectory_svg(trace, threshold, ident="trajectory-c", marked=marked, compact=True, count_from_one=True),
     )
 
 
 @register.filter
-def trainee_summary(audit):
-    from supervision.trajectory.display import trainee_summary as summary
+def window_span(audit):
+    from supervision.trajectory.display import window_span as span
 
-    return summary(audit)
+    return span(audit)
+
+
+@register.filter
+def window_story(audit):
+    from supervision.trajectory.display import window_story as story
+
+    return story(audit)
 
 
 @register.simple_tag

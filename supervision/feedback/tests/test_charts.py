@@ -104,6 +104,12 @@ def test_it_plots_the_trajectory_in_seq_order_and_marks_turns_over_the_risk_thre
     assert len(list(root.iter(f"{SVG}polyline"))) == 3
 
 
+def test_the_trainees_chart_counts_turns_from_one_as_their_page_does():
+    root = parse(charts.trajectory_svg(TRACE, 0.7, count_from_one=True))
+    assert "내담자 발화 3개(2–6번째 발화)" in root.find(f"{SVG}desc").text
+    assert [t.text for t in root.iter(f"{SVG}text") if "번째" in (t.text or "")] == ["2번째 발화", "6번째 발화"]
+
+
 def test_it_keeps_trajectory_ids_apart_for_several_windows():
     first, second = charts.trajectory_svg(TRACE, 0.5, ident="t-1"), charts.trajectory_svg(TRACE, 0.5, ident="t-2")
     assert 'id="t-1-t"' in first and 'id="t-2-t"' in second

@@ -154,8 +154,11 @@ def test_it_plots_a_sessions_windows_as_one_chart_in_plain_korean(client, cast, 
     section = page.split('id="trajectory-title"', 1)[1].split("</section>", 1)[0]
     # one chart for the session (drawn wide and compact for phones), not one per window
     assert section.count("<svg") == 2 and 'id="trajectory-t"' in section and 'id="trajectory-c-t"' in section
-    assert f"발화 {windows[0].first_seq}–{windows[0].last_seq}:" in section
-    assert f"발화 {windows[1].first_seq}–{windows[1].last_seq}:" in section
+    # each window counted from 1 as the transcript reads, linked to its first turn's card
+    for window in windows:
+        span = f"{window.first_seq + 1}–{window.last_seq + 1}번째 발화"
+        assert f'<a href="#turn-{window.first_seq}">{span}</a>:' in section
+        assert f'id="turn-{window.first_seq}"' in page
     for term in ("GED", "penalty_wall", "productive", "neutral", "harmful", "momentum", "valence", "템플릿"):
         assert term not in re.sub(r"<[^>]*>", " ", section), term  # the words a reader sees
 
