@@ -9,6 +9,8 @@ import datetime
 
 import pytest
 
+from supervision.agreement.tests.conftest import golden_lines, import_lines, run_lines
+from supervision.agreement.tests.factories import saved_run
 from supervision.feedback.tests.factories import make_session
 from supervision.models import Session
 from supervision.nightly import nightly_review
@@ -41,7 +43,19 @@ def pages(cast, http_settings):
     script("CONTRAST_S", "C", "K:suicidal_ideation_admit", "C:risk_assessment", held_on="2026-11-06")
     nightly_review(day=datetime.date(2026, 11, 2))
     session = Session.objects.filter(code="CONTRAST_0").get()
+    import_lines(golden_lines("AG01"), "trainee_a")
+    run = saved_run(run_lines("AG01"), rater="eval-ai")  # misses a safety state: the alarm box
+    found_all = [
+        {**line, "client_states": ["affect_contact", "self_harm_disclosure"]}
+        if line["utterance_id"].endswith("K-002")
+        else line
+        for line in run_lines("AG01")
+    ]
+    calm = saved_run(found_all, rater="eval-ai-2")  # misses nothing: the quiet box
     return [
+        f"/admin/agreement/annotationrun/{run.pk}/report/",
+        f"/admin/agreement/annotationrun/{calm.pk}/report/",
+        f"/admin/agreement/annotationrun/{run.pk}/adjudicate/",
         "/admin/",
         f"/admin/supervision/session/{session.pk}/change/",
         f"/admin/supervision/turn/{session.turns.order_by('seq').first().pk}/change/",
