@@ -114,3 +114,24 @@ def test_a_run_that_misses_no_safety_state_gets_good_news_not_an_alarm(
         assert browser_contrast(safety.locator("h2")) >= 4.5
         assert browser_contrast(safety.locator("p")) >= 4.5
         context.close()
+
+
+def test_a_wide_heat_map_keeps_its_size_on_a_phone_and_scrolls_in_its_box(
+    browser, live_server, cast, golden, http_settings
+):
+    acts = ["affirm", "confirm", "deny", "negate", "correct", "request"]
+    lines = [
+        {"utterance_id": line["utterance_id"], "dialog_act": act}
+        for line, act in zip(run_lines("AG01"), acts, strict=True)
+    ]
+    run = saved_run(lines, rater="eval-ai", kind="ai")
+    context = browser.new_context(viewport=PHONE, locale="ko-KR")
+    page = context.new_page()
+    browser_log_in(page, live_server.url, "supervisor_a")
+    page.goto(f"{live_server.url}/admin/agreement/annotationrun/{run.pk}/report/")
+    # shrunk to the screen, the numbers and names of a many-class matrix were a few pixels tall
+    assert drawn_scales(page)["cm-dialog_act"] == 1.0
+    box = page.get_by_role("region", name="대화행위 혼동 행렬 (좁은 화면에서는 옆으로 밀어 봅니다)")
+    assert box.evaluate("(el) => el.scrollWidth > el.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+    context.close()
