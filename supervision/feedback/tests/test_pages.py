@@ -183,6 +183,16 @@ def test_mark_all_read_leaves_other_trainees_comments_alone(client, cast, sessio
     assert not CommentRead.objects.exists()
 
 
+def test_the_pages_are_the_trainees_own_feedback_and_the_supervisors_trainees_feedback(client, cast, sessions):
+    url = f"/feedback/sessions/{sessions['a'].pk}/"
+    for user, heading in ((cast.trainee_a, "내 피드백"), (cast.supervisor_a, "수련생 피드백")):
+        log_in(client, user)
+        page = client.get("/feedback/").content.decode()
+        assert f"<h1>{heading}</h1>" in page and f"<title>{heading} · 수련 감독 포털</title>" in page
+        assert f'<a href="/feedback/">{heading}</a>' in client.get(url).content.decode()  # nav and crumbs
+    assert "내 피드백" not in client.get(url).content.decode()
+
+
 def test_a_supervisor_sees_their_trainees_gauges_and_no_new_comments_of_their_own(client, cast, sessions):
     gauge_compute(day=datetime.date(2026, 11, 10))
     page = log_in(client, cast.supervisor_a).get("/feedback/").content.decode()
