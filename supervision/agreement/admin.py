@@ -338,6 +338,8 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                         _("%(turn)s: %(outcome)s")
                         % {"turn": turn.utterance_id, "outcome": Outcome(data["outcome"]).label},
                     )
+                # Back to the group just worked on, not to the top of a queue of a hundred differences.
+                return HttpResponseRedirect(f"{request.path}#{queue_anchor(data['axis'], data['label'])}")
             return HttpResponseRedirect(request.path)
         differences = services.run_differences(run, request.user)
         # The utterance itself beside each difference: a supervisor judges "is this empathy?" on the words,
@@ -369,6 +371,11 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                     "axis_code": axis,
                     "label": label,
                     "name": charts.label_name(axis, label),
+                    "short": charts.label_ko(axis, label),
+                    "anchor": queue_anchor(axis, label),
+                    "safety": services.is_safety_critical(axis, label),
+                    # the index's rows: the safety states lead on a row of their own
+                    "section": _("자살·자해") if services.is_safety_critical(axis, label) else AXIS_KO[axis],
                     "items": items,
                 }
                 for (axis, label), items in groups.items()
@@ -377,6 +384,11 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             decided=selectors.decisions(run, request.user).order_by("-decided_at")[:50],
         )
         return TemplateResponse(request, "admin/agreement/adjudicate.html", context)
+
+
+def queue_anchor(axis: str, label: str) -> str:
+    """The id of a group (axis, label) on the adjudication queue (labels are codes: no spaces)."""
+    return f"q-{axis}-{label}"
 
 
 @admin.register(AdjudicationDecision)

@@ -16,12 +16,18 @@ _LOW = "#dc2626"
 
 
 def label_name(axis: str, code: str) -> str:
+    """ "공감 (empathy)" for a technique or client state; the code itself on the other axes."""
+    ko = label_ko(axis, code)
+    return f"{ko} ({code})" if ko != code else code
+
+
+def label_ko(axis: str, code: str) -> str:
     from taxonomy import catalogue
 
     if axis == "techniques" and code in catalogue.TECHNIQUES_BY_CODE:
-        return f"{catalogue.TECHNIQUES_BY_CODE[code].ko} ({code})"
+        return catalogue.TECHNIQUES_BY_CODE[code].ko
     if axis == "client_states" and code in catalogue.CLIENT_STATES_BY_CODE:
-        return f"{catalogue.CLIENT_STATES_BY_CODE[code].ko} ({code})"
+        return catalogue.CLIENT_STATES_BY_CODE[code].ko
     return code
 
 

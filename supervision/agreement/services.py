@@ -16,6 +16,7 @@ from supervision.labelling import LabelRejected, turn_labels_update
 from supervision.models import Turn
 from supervision.roles import supervises
 from supervision.services import ServiceError
+from taxonomy import catalogue
 
 from . import selectors
 from .models import AdjudicationDecision, AnnotationRun, Outcome, RaterKind, RunTurn
@@ -169,12 +170,26 @@ def _differences(run_ratings: Ratings, golden: Ratings, index: selectors.TurnInd
 
 def run_differences(run: AnnotationRun, user=None) -> list[Difference]:
     """The adjudication queue: the differences on turns the user may see that nobody has decided yet,
-    grouped by axis and label, each group in transcript order."""
+    grouped by axis and label, each group in transcript order. Suicide and self-harm states come first: a
+    disclosure the rater missed, or saw where there was none, is the difference that matters most."""
     golden, index = selectors.golden_ratings(selectors.run_session_ids(run), user)
     ratings = _restricted(selectors.run_ratings(run, user), index.names)
     decided = selectors.decided_keys(run)
     open_items = [d for d in _differences(ratings, golden, index) if (d.turn_id, d.axis, d.label) not in decided]
-    return sorted(open_items, key=lambda d: (AXES.index(d.axis), label_rank(d.axis, d.label), d.label, d.order))
+    return sorted(
+        open_items,
+        key=lambda d: (
+            not is_safety_critical(d.axis, d.label),
+            AXES.index(d.axis),
+            label_rank(d.axis, d.label),
+            d.label,
+            d.order,
+        ),
+    )
+
+
+def is_safety_critical(axis: str, label: str) -> bool:
+    return axis == "client_states" and label in catalogue.SAFETY_CRITICAL_STATES
 
 
 class AdjudicationRejected(ServiceError):

@@ -27,12 +27,13 @@ def test_it_queues_every_difference_grouped_by_axis_and_label(cast, run):
     queue = keys(run_differences(run, cast.supervisor_a))
     # Counted from tests/conftest.py: techniques C-001 −reflection, C-002 +exploration, C-004 +reflection
     # −empathy; client states K-002 −self_harm; stage C-002 라포→탐색, K-002 개입→정리; act K-002 none→question.
+    # The missed self-harm disclosure comes first, then the axes in their order.
     assert queue == [
+        ("AG01-K-002", "client_states", "self_harm_disclosure", "present", "absent"),
         ("AG01-C-004", "techniques", "empathy", "present", "absent"),
         ("AG01-C-001", "techniques", "reflection", "present", "absent"),
         ("AG01-C-004", "techniques", "reflection", "absent", "present"),
         ("AG01-C-002", "techniques", "exploration", "absent", "present"),
-        ("AG01-K-002", "client_states", "self_harm_disclosure", "present", "absent"),
         ("AG01-C-002", "stage", "탐색", "라포", "탐색"),
         ("AG01-K-002", "stage", "정리", "개입", "정리"),
         ("AG01-K-002", "dialog_act", "question", "none", "question"),

@@ -105,10 +105,21 @@ def test_a_supervisor_adjudicates_from_the_queue(cast, run):
     url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
     page = client.get(url).content.decode()
     assert "8건" in page and "AG02-" not in page
+    # every group is a jump link at the top, and a decision brings the page back to its group
+    assert '<section class="queue-group" id="q-techniques-exploration">' in page
+    assert (
+        '<a href="#q-techniques-exploration" title="탐색 (exploration)">탐색 <span class="count">1</span></a>' in page
+    )
+    # the missed self-harm disclosure leads the queue and the index, marked
+    assert '<p><strong>자살·자해</strong> <a href="#q-client_states-self_harm_disclosure"' in page
+    first = page.index('<section class="queue-group')
+    assert page.startswith(
+        '<section class="queue-group safety-group" id="q-client_states-self_harm_disclosure">', first
+    )
     turn = Turn.objects.get(utterance_id="AG01-C-002")
     decision = {"turn": turn.pk, "axis": "techniques", "label": "exploration", "note": "맞는 라벨"}
     response = client.post(url, {**decision, "outcome": "accepted"})
-    assert response.status_code == 302
+    assert response.status_code == 302 and response["Location"] == f"{url}#q-techniques-exploration"
     assert "exploration" in turn_label_codes(turn)["techniques"]
     assert LabelChange.objects.get(turn=turn).changed_by == cast.supervisor_a
     assert "7건" in client.get(url).content.decode()
