@@ -74,6 +74,28 @@ def browser_contrast(locator) -> float:
     return locator.evaluate(CONTRAST_JS)
 
 
+# Every visible element under the selector with text of its own below 4.5:1, as (ratio, tag.class, text);
+# charts are left out (their SVG text draws with fill on the chart's own white ground).
+_LOW_CONTRAST_JS = """([contrast, selector]) => {
+  const ratio = eval(contrast);
+  const low = [];
+  for (const el of document.querySelectorAll(selector)) {
+    if (el.closest("svg")) continue;
+    if (!Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(el).visibility === "hidden") continue;
+    const r = ratio(el);
+    if (r < 4.5) low.push([Math.round(r * 100) / 100, el.tagName + "." + el.className, el.textContent.trim().slice(0, 40)]);
+  }
+  return low;
+}"""
+
+
+def browser_low_contrast(page, selector: str) -> list:
+    """The text on the page (under ``selector``, e.g. "#content *") that falls short of WCAG AA."""
+    return page.evaluate(_LOW_CONTRAST_JS, [CONTRAST_JS, selector])
+
+
 def golden_line(session: str, seq: int, speaker: str = "", **fields) -> dict:
     """One valid golden line; counselor on even seqs, client on odd ones unless ``speaker`` says."""
     speaker = speaker or ("counselor" if seq % 2 == 0 else "client")

@@ -16,24 +16,9 @@ from supervision.models import Session
 from supervision.nightly import nightly_review
 from supervision.safety.tests.factories import script
 from supervision.tags.models import TraineeTag
-from supervision.testing import CONTRAST_JS, browser_admin_log_in, browser_marks
+from supervision.testing import browser_admin_log_in, browser_low_contrast, browser_marks
 
 pytestmark = browser_marks()
-
-# The elements with text of their own that fall short, as (ratio, tag.class, text).
-_LOW_CONTRAST = """(contrast) => {
-  const ratio = eval(contrast);
-  const low = [];
-  for (const el of document.querySelectorAll("#content *")) {
-    if (el.closest("svg")) continue;
-    if (!Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
-    const box = el.getBoundingClientRect();
-    if (!box.width || !box.height || getComputedStyle(el).visibility === "hidden") continue;
-    const r = ratio(el);
-    if (r < 4.5) low.push([Math.round(r * 100) / 100, el.tagName + "." + el.className, el.textContent.trim().slice(0, 40)]);
-  }
-  return low;
-}"""
 
 
 @pytest.fixture
@@ -74,7 +59,7 @@ def test_admin_text_reaches_aa_contrast(browser, live_server, pages, theme):
     low = {}
     for url in pages:
         page.goto(live_server.url + url)
-        found = page.evaluate(_LOW_CONTRAST, CONTRAST_JS)
+        found = browser_low_contrast(page, "#content *")
         if found:
             low[url] = found[:5]
     assert low == {}
