@@ -302,10 +302,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
         turns = Turn.objects.filter(utterance_id__in=list(utterance_ids)).values_list(
             "utterance_id", "session_id", "seq"
         )
-        return {
-            uid: reverse("admin:supervision_session_change", args=[session_id]) + f"#turn-{seq}"
-            for uid, session_id, seq in turns
-        }
+        return {uid: _turn_url(session_id, seq) for uid, session_id, seq in turns}
 
     # Adjudication --------------------------------------------------------------------------------
 
@@ -354,9 +351,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                     "d": d,
                     "golden": PRESENCE_KO.get(d.golden, d.golden),
                     "rater": PRESENCE_KO.get(d.rater, d.rater),
-                    "url": reverse("admin:supervision_session_change", args=[turn.session_id]) + f"#turn-{turn.seq}"
-                    if turn
-                    else None,
+                    "url": _turn_url(turn.session_id, turn.seq) if turn else None,
                     "text": turn.text if turn else "",
                     "can": turn is not None and (request.user.is_superuser or turn.trainee_id in supervised),
                 }
@@ -365,25 +360,32 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             request,
             _("판정 대기열: %(rater)s #%(id)s") % {"rater": run.rater, "id": run.pk},
             run=run,
-            groups=[
-                {
-                    "axis": AXIS_KO[axis],
-                    "axis_code": axis,
-                    "label": label,
-                    "name": charts.label_name(axis, label),
-                    "short": charts.label_ko(axis, label),
-                    "anchor": queue_anchor(axis, label),
-                    "safety": services.is_safety_critical(axis, label),
-                    # the index's rows: the safety states lead on a row of their own
-                    "section": _("자살·자해") if services.is_safety_critical(axis, label) else AXIS_KO[axis],
-                    "items": items,
-                }
-                for (axis, label), items in groups.items()
-            ],
+            groups=[_queue_group(axis, label, items) for (axis, label), items in groups.items()],
             total=len(differences),
             decided=selectors.decisions(run, request.user).order_by("-decided_at")[:50],
         )
         return TemplateResponse(request, "admin/agreement/adjudicate.html", context)
+
+
+def _turn_url(session_id: int, seq: int) -> str:
+    """The turn on its session's admin transcript."""
+    return reverse("admin:supervision_session_change", args=[session_id]) + f"#turn-{seq}"
+
+
+def _queue_group(axis: str, label: str, items: list) -> dict:
+    safety = services.is_safety_critical(axis, label)
+    return {
+        "axis": AXIS_KO[axis],
+        "axis_code": axis,
+        "label": label,
+        "name": charts.label_name(axis, label),
+        "short": charts.label_ko(axis, label),
+        "anchor": queue_anchor(axis, label),
+        "safety": safety,
+        # the index's rows: the safety states lead on a row of their own
+        "section": _("자살·자해") if safety else AXIS_KO[axis],
+        "items": items,
+    }
 
 
 def queue_anchor(axis: str, label: str) -> str:
