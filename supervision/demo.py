@@ -7,6 +7,9 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from supervision.agreement.models import AnnotationRun, RaterKind
+from supervision.agreement.reading import read_run
+from supervision.agreement.services import annotation_run_create
 from supervision.importing.readers import read_jsonl
 from supervision.importing.services import ImportReport, import_transcripts
 from supervision.nightly import nightly_review
@@ -15,6 +18,11 @@ from supervision.services import portal_user_create_or_update
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEMO_PASSWORD = "demo-pass-2026"
+# An evaluation AI's answers on the demo sessions (synthetic): the golden labels with the confusions such a
+# model makes (reflection for restatement, empathy for validation …) and one missed suicidal-ideation
+# disclosure, so the agreement report, its safety box and the adjudication queue have something to show.
+DEMO_RUN = DEMO_DIR / "runs" / "eval-ai-demo.jsonl"
+DEMO_RATER = "eval-ai-demo"
 # (username, role, supervisor)
 DEMO_USERS = (
     ("supervisor_kim", Role.SUPERVISOR, None),
@@ -40,4 +48,11 @@ def load_demo() -> list[ImportReport]:
         reports.append(report)
     # The same work as the nightly job, so the pages show gauges, tags and audits straight away.
     nightly_review(day=timezone.localdate())
+    if not AnnotationRun.objects.filter(rater=DEMO_RATER).exists():
+        run_file = read_run(DEMO_RUN)
+        if not run_file.ok:
+            raise ValueError(f"demo run {DEMO_RUN.name} is invalid: {run_file.errors[:3]}")
+        annotation_run_create(
+            run_file=run_file, rater=DEMO_RATER, kind=RaterKind.AI, note="데모 (합성)", file_name=DEMO_RUN.name
+        )
     return reports

@@ -16,6 +16,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -306,47 +307,25 @@ class AnnotationRunAdmin(admin.ModelAdmin):
 
     # Adjudication --------------------------------------------------------------------------------
 
+    # A page of the queue holds at most this many differences: a run of 100,000 turns can differ on thousands,
+    # and one page with a form for each took seconds to render and scroll.
+    queue_page_size = 50
+
     def adjudicate_view(self, request, run_id: int):
         run = self._run(request, run_id)
         if request.method == "POST":
-            form = DecisionForm(request.POST)
-            if not form.is_valid():
-                messages.error(request, _("판정 요청이 올바르지 않습니다."))
-            else:
-                data = form.cleaned_data
-                turn = Turn.objects.filter(pk=data["turn"]).select_related("session").first()
-                if turn is None:
-                    raise Http404
-                try:
-                    services.adjudication_decide(
-                        run=run,
-                        turn=turn,
-                        axis=data["axis"],
-                        label=data["label"],
-                        outcome=data["outcome"],
-                        note=data["note"],
-                        decided_by=request.user,
-                    )
-                except services.AdjudicationRejected as exc:
-                    messages.error(request, str(exc))
-                else:
-                    messages.success(
-                        request,
-                        _("%(turn)s: %(outcome)s")
-                        % {"turn": turn.utterance_id, "outcome": Outcome(data["outcome"]).label},
-                    )
-                # Back to the group just worked on, not to the top of a queue of a hundred differences.
-                return HttpResponseRedirect(f"{request.path}#{queue_anchor(data['axis'], data['label'])}")
-            return HttpResponseRedirect(request.path)
+            return self._decide(request, run)
         differences = services.run_differences(run, request.user)
+        paginator = Paginator(differences, self.queue_page_size)
+        page = paginator.get_page(request.GET.get("page"))
         # The utterance itself beside each difference: a supervisor judges "is this empathy?" on the words,
-        # not on the id (the queue showed ids only, one click away from the text).
-        turns = selectors.queue_turns({d.turn_id for d in differences})
+        # not on the id (the queue showed ids only, one click away from the text). Only this page's turns.
+        turns = selectors.queue_turns({d.turn_id for d in page})
         supervised = supervised_among(request.user, (turn.trainee_id for turn in turns.values()))
-        groups: dict[tuple[str, str], list] = defaultdict(list)
-        for d in differences:
+        on_page: dict[tuple[str, str], list] = defaultdict(list)
+        for d in page:
             turn = turns.get(d.turn_id)
-            groups[(d.axis, d.label)].append(
+            on_page[(d.axis, d.label)].append(
                 {
                     "d": d,
                     "golden": PRESENCE_KO.get(d.golden, d.golden),
@@ -356,15 +335,49 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                     "can": turn is not None and (request.user.is_superuser or turn.trainee_id in supervised),
                 }
             )
+        index = _queue_index(differences, self.queue_page_size, page.number)
         context = self._context(
             request,
             _("판정 대기열: %(rater)s #%(id)s") % {"rater": run.rater, "id": run.pk},
             run=run,
-            groups=[_queue_group(axis, label, items) for (axis, label), items in groups.items()],
+            index=list(index.values()),
+            groups=[{**index[key], "items": items} for key, items in on_page.items()],
+            page=page,
             total=len(differences),
             decided=selectors.decisions(run, request.user).order_by("-decided_at")[:50],
         )
         return TemplateResponse(request, "admin/agreement/adjudicate.html", context)
+
+    def _decide(self, request, run: AnnotationRun):
+        """One decision from the queue, then back to the page and the group it was made on."""
+        form = DecisionForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, _("판정 요청이 올바르지 않습니다."))
+            return HttpResponseRedirect(request.get_full_path())
+        data = form.cleaned_data
+        turn = Turn.objects.filter(pk=data["turn"]).select_related("session").first()
+        if turn is None:
+            raise Http404
+        try:
+            services.adjudication_decide(
+                run=run,
+                turn=turn,
+                axis=data["axis"],
+                label=data["label"],
+                outcome=data["outcome"],
+                note=data["note"],
+                decided_by=request.user,
+            )
+        except services.AdjudicationRejected as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request,
+                _("%(turn)s: %(outcome)s") % {"turn": turn.utterance_id, "outcome": Outcome(data["outcome"]).label},
+            )
+        # Back to the group just worked on (the form posts to the page's own address, its ?page= included),
+        # not to the top of a queue of a hundred differences.
+        return HttpResponseRedirect(f"{request.get_full_path()}#{queue_anchor(data['axis'], data['label'])}")
 
 
 def _turn_url(session_id: int, seq: int) -> str:
@@ -372,7 +385,8 @@ def _turn_url(session_id: int, seq: int) -> str:
     return reverse("admin:supervision_session_change", args=[session_id]) + f"#turn-{seq}"
 
 
-def _queue_group(axis: str, label: str, items: list) -> dict:
+def _queue_group(axis: str, label: str) -> dict:
+    """How a group (axis, label) of the queue is named, in the index and over its table."""
     safety = services.is_safety_critical(axis, label)
     return {
         "axis": AXIS_KO[axis],
@@ -384,8 +398,33 @@ def _queue_group(axis: str, label: str, items: list) -> dict:
         "safety": safety,
         # the index's rows: the safety states lead on a row of their own
         "section": _("자살·자해") if safety else AXIS_KO[axis],
-        "items": items,
     }
+
+
+def _queue_index(differences: list, page_size: int, current: int) -> dict[tuple[str, str], dict]:
+    """Every group of the whole queue, in queue order: its size, the page its first difference is on, a link
+    there, and (for a group cut by a page break) which of its differences the current page shows."""
+    index: dict[tuple[str, str], dict] = {}
+    for position, d in enumerate(differences):
+        page = position // page_size + 1
+        entry = index.get((d.axis, d.label))
+        if entry is None:
+            entry = index[(d.axis, d.label)] = {
+                **_queue_group(d.axis, d.label),
+                "count": 0,
+                "page": page,
+                "first_shown": 0,
+                "last_shown": 0,
+            }
+        entry["count"] += 1
+        if page == current:
+            entry["first_shown"] = entry["first_shown"] or entry["count"]
+            entry["last_shown"] = entry["count"]
+    for entry in index.values():
+        anchor = "#" + entry["anchor"]
+        entry["href"] = anchor if entry["page"] == current else f"?page={entry['page']}{anchor}"
+        entry["split"] = entry["last_shown"] - entry["first_shown"] + 1 < entry["count"]
+    return index
 
 
 def queue_anchor(axis: str, label: str) -> str:

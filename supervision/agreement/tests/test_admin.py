@@ -10,6 +10,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from supervision.agreement.admin import AnnotationRunAdmin
 from supervision.agreement.models import AdjudicationDecision, AnnotationRun, RunUpload
 from supervision.agreement.tests.conftest import run_lines
 from supervision.agreement.tests.factories import saved_run
@@ -125,6 +126,38 @@ def test_a_supervisor_adjudicates_from_the_queue(cast, run):
     assert "7건" in client.get(url).content.decode()
     client.post(url, {**decision, "outcome": "kept"})  # a second decision on the same difference
     assert AdjudicationDecision.objects.count() == 1
+
+
+def test_a_long_queue_comes_in_pages_and_a_decision_keeps_its_page(cast, run, monkeypatch):
+    # Eight differences (test_adjudication counts them) in pages of three.
+    monkeypatch.setattr(AnnotationRunAdmin, "queue_page_size", 3)
+    client = client_for(cast.supervisor_a)
+    url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+    with CaptureQueriesContext(connection) as first_page:
+        page = client.get(url).content.decode()
+    assert page.count('<form method="post" class="decide">') == 3
+    assert "1 / 3쪽 · 1–3번째" in page and 'href="?page=2">다음 3건 →' in page
+    # the index names every group of the whole queue; one on a later page links to that page
+    assert '<a href="#q-techniques-reflection" title="반영 (reflection)">반영 <span class="count">2</span></a>' in page
+    assert '<a href="?page=2#q-techniques-exploration"' in page and '<a href="?page=3#q-dialog_act-question"' in page
+    # a group cut by the page break says which of its differences this page holds
+    assert "(2건 중 1–1번째)" in page
+    with CaptureQueriesContext(connection) as last_page:
+        page = client.get(f"{url}?page=3").content.decode()
+    assert page.count('<form method="post" class="decide">') == 2 and "AG01-K-002" in page
+    assert len(last_page) == len(first_page)
+    assert "(2건 중 2–2번째)" in client.get(f"{url}?page=2").content.decode()
+
+    turn = Turn.objects.get(utterance_id="AG01-C-002")
+    response = client.post(
+        f"{url}?page=2", {"turn": turn.pk, "axis": "techniques", "label": "exploration", "outcome": "kept"}
+    )
+    assert response["Location"] == f"{url}?page=2#q-techniques-exploration"
+    page = client.get(f"{url}?page=2").content.decode()
+    assert 'id="q-stage-정리"' in page and 'id="q-techniques-exploration"' not in page  # the rest moved up
+    # a page past the end shows the last one; a page that is not a number, the first
+    assert "3 / 3쪽" in client.get(f"{url}?page=99").content.decode()
+    assert "1 / 3쪽" in client.get(f"{url}?page=다음").content.decode()
 
 
 def test_the_queue_shows_the_words_in_a_constant_number_of_queries(cast, golden):
