@@ -33,10 +33,15 @@ from benchmarks.bench_db import queue_follow_up_jobs_without_running_them  # noq
 
 queue_follow_up_jobs_without_running_them()
 
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import override_settings  # noqa: E402
 
 from supervision.agreement import services  # noqa: E402
+from supervision.agreement.models import AnnotationRun  # noqa: E402
 from supervision.agreement.reading import read_run  # noqa: E402
 from supervision.importing.services import import_transcripts  # noqa: E402
 from supervision.models import Session, Turn  # noqa: E402
@@ -154,6 +159,37 @@ def main() -> None:
         print(f"baseline (json.loads + one SQL read of the golden labels): {base:.2f} s  (runs: {_fmt(baselines)})")
         print(f"score_agreement scoring (read, validate, golden read, figures): {ours:.2f} s  (runs: {_fmt(scores)})")
         print(f"ratio: {ours / base:.2f}x (bar: 3x) — {'MET' if ours <= 3 * base else 'NOT MET'}")
+        queue_pages(path, base)
+
+
+# Static URLs without the manifest that collectstatic writes for gunicorn (the pages are rendered, not served).
+@override_settings(
+    STORAGES={**settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+)
+def queue_pages(path: Path, base: float) -> None:
+    """The adjudication queue of the saved run, first and last page, as a superuser (every trainee's turns:
+    the longest queue there is), against the same baseline."""
+    AnnotationRun.objects.filter(rater="bench-ai").delete()
+    run = services.annotation_run_create(run_file=read_run(path), rater="bench-ai", file_name=path.name)
+    user, _ = get_user_model().objects.get_or_create(
+        username="bench-admin", defaults={"is_staff": True, "is_superuser": True}
+    )
+    client = Client()
+    client.force_login(user)
+    url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+    total = len(services.run_differences(run, user))
+    for label, query in (("first page", ""), ("last page", "?page=999999")):
+        times = []
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            response = client.get(url + query, HTTP_HOST="localhost", secure=True)
+            times.append(time.perf_counter() - start)
+            assert response.status_code == 200, response.status_code
+        took = statistics.median(times)
+        print(
+            f"adjudication queue, {label} of {total:,} differences: {took:.2f} s = {took / base:.2f}x baseline "
+            f"({len(response.content) / 1024:.0f} KB; runs: {_fmt(times)})"
+        )
 
 
 def _fmt(values: list[float]) -> str:
