@@ -207,7 +207,7 @@ def adjudication_decide(
     if outcome not in Outcome.values:
         raise AdjudicationRejected(f"결정 '{outcome}'는 accepted 또는 kept여야 합니다.")
     golden, index = selectors.golden_ratings({turn.session_id})
-    ratings = _restricted(selectors.run_ratings(run), {turn.pk})
+    ratings = selectors.run_ratings(run, turn_ids={turn.pk})
     current = {
         (d.axis, d.label): d
         for d in _differences(ratings, _restricted(golden, {turn.pk}), index)
