@@ -206,7 +206,7 @@ class GaugeSnapshotAdmin(PortalExportMixin, RoleScopedAdmin):
     @admin.action(description=_("지금 다시 계산 (선택한 스냅숏의 날짜)"), permissions=("recompute",))
     def recompute(self, request, queryset):
         try:
-            n = queue_nightly_reviews(queryset.values_list("date", flat=True).distinct())
+            n = queue_nightly_reviews(queryset.order_by().values_list("date", flat=True).distinct())
         except QueueUnavailable as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return

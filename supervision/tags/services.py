@@ -173,7 +173,8 @@ class TagBook:
             at__gte=F("trainee_tag__observation_since"),
             session__isnull=False,
         )
-        for tag_id, session_id in cycle.values_list("trainee_tag_id", "session_id").distinct():
+        # order_by(): the default ordering (at, id) would make DISTINCT keep every piece of evidence
+        for tag_id, session_id in cycle.order_by().values_list("trainee_tag_id", "session_id").distinct():
             by_id[tag_id].cycle_sessions.add(session_id)
         on_sessions = Q(session_id__in=sessions) | Q(session__isnull=True) if with_none else Q(session_id__in=sessions)
         for model, keys in ((TagEvidence, "evidence_keys"), (TagContradiction, "contradiction_keys")):
