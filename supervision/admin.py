@@ -285,13 +285,23 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     search_fields = ("code", "title", "trainee__username", "turns__text")
     list_select_related = ("trainee",)
     ordering = ("-held_on", "code")  # a stable order for the paginated change list
-    raw_id_fields = ("trainee", "created_by")
     readonly_fields = ("taxonomy_version", "created_by", "created_at", "updated_at")
     date_hierarchy = "held_on"
     change_form_template = "admin/supervision/session/change_form.html"
 
     def get_queryset(self, request):
         return selectors.with_session_counts(super().get_queryset(request))
+
+    def has_add_permission(self, request):
+        # Sessions arrive through the importer, which checks every row and brings the turns with them; one typed
+        # in here stayed empty, with no way to add turns. The change list's 스프레드시트 가져오기 is the way in.
+        return False
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "trainee":
+            # The importer's rule: a session belongs to a user with the trainee role (the raw id box took any user).
+            kwargs["queryset"] = visible_trainees(request.user).order_by("username")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     @admin.display(description=_("발화 수"), ordering="turn_count")
     def turn_count(self, obj):

@@ -258,6 +258,8 @@ class ImportJobAdmin(admin.ModelAdmin):
     # the read-only record; the list fits beside the navigation sidebar at 1280 px.
     list_display = ("step_link", "status", "mode", "created_by", "created")
     list_display_links = None
+    # The way to start an import from here too (it lives on the session change list).
+    change_list_template = "admin/importing/importjob_change_list.html"
     list_filter = ("status",)
     list_select_related = ("created_by",)
     readonly_fields = [f.name for f in ImportJob._meta.fields if f.name != "data"]

@@ -190,3 +190,31 @@ def test_a_suggestions_page_shows_its_deviation_as_a_table_not_json(client, cast
     page = client.get(f"/admin/gauge/suggestedcomment/{suggestion.pk}/change/").content.decode()
     assert '<table class="deviation">' in page and "평가 차원 (dimension)" in page
     assert '{"dimension"' not in page and "{&quot;dimension" not in page
+
+
+def session_url(session):
+    return f"/admin/supervision/session/{session.pk}/change/"
+
+
+def test_staff_start_sessions_from_the_importer_not_from_an_empty_form(client, cast, session):
+    client.force_login(cast.staff)
+    assert client.get("/admin/supervision/session/add/").status_code == 403
+    sessions = client.get("/admin/supervision/session/").content.decode()
+    assert "/admin/supervision/session/add/" not in sessions and "스프레드시트 가져오기" in sessions
+    # the import jobs' list leads there too
+    jobs = client.get("/admin/importing/importjob/").content.decode()
+    assert 'href="/admin/supervision/session/import/">스프레드시트 가져오기</a>' in jobs
+
+
+def test_a_session_belongs_to_a_trainee_only(client, cast, session):
+    client.force_login(cast.staff)
+    page = client.get(session_url(session)).content.decode()
+    data = form_data(page, "session_form")
+    response = client.post(session_url(session), {**data, "trainee": str(cast.supervisor_a.pk)})
+    assert response.status_code == 200 and "올바르게 선택해 주세요" in response.content.decode()
+    session.refresh_from_db()
+    assert session.trainee == cast.trainee_a
+    response = client.post(session_url(session), {**data, "trainee": str(cast.trainee_b.pk)})
+    assert response.status_code == 302
+    session.refresh_from_db()
+    assert session.trainee == cast.trainee_b
