@@ -53,6 +53,11 @@ def load_demo() -> list[ImportReport]:
         if not run_file.ok:
             raise ValueError(f"demo run {DEMO_RUN.name} is invalid: {run_file.errors[:3]}")
         annotation_run_create(
-            run_file=run_file, rater=DEMO_RATER, kind=RaterKind.AI, note="데모 (합성)", file_name=DEMO_RUN.name
+            run_file=run_file,
+            rater=DEMO_RATER,
+            kind=RaterKind.AI,
+            note="데모 (합성)",
+            file_name=DEMO_RUN.name,
+            uploaded_from="load_demo",
         )
     return reports

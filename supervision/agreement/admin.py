@@ -227,7 +227,10 @@ class AnnotationRunAdmin(admin.ModelAdmin):
         figures = services.score_run(run, user=request.user)
         axes = figures["axes"]
         turn_links = self._turn_links(request, [m["utterance_id"] for m in figures["safety"]["missed"]])
-        missed = [{**m, "url": turn_links.get(m["utterance_id"])} for m in figures["safety"]["missed"]]
+        missed = [
+            {**m, "url": turn_links.get(m["utterance_id"]), "name": charts.label_name("client_states", m["state"])}
+            for m in figures["safety"]["missed"]
+        ]
         multi = [
             {
                 "axis": axis,
@@ -283,6 +286,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             _("일치도 보고서: %(rater)s #%(id)s") % {"rater": run.rater, "id": run.pk},
             run=run,
             figures=figures,
+            axis_rows=[(AXIS_KO[axis], axis, f) for axis, f in axes.items()],
             missed=missed,
             multi=multi,
             single=single,

@@ -92,8 +92,10 @@ def annotation_run_create(
     note: str = "",
     file_name: str,
     uploaded_by=None,
+    uploaded_from: str = "",
 ) -> AnnotationRun:
-    """Keeps a run that read without errors. It writes only its own rows: never a golden label."""
+    """Keeps a run that read without errors. It writes only its own rows: never a golden label.
+    ``uploaded_from`` says where it came from when no user uploaded it (default: the command line's OS user)."""
     if not run_file.ok:
         raise ServiceError("오류가 있는 파일은 저장할 수 없습니다.")
     rater = rater.strip()
@@ -106,7 +108,7 @@ def annotation_run_create(
         kind=kind,
         note=note.strip()[:500],
         uploaded_by=uploaded_by,
-        uploaded_from="admin" if uploaded_by is not None else f"command line ({_os_user()})",
+        uploaded_from="admin" if uploaded_by is not None else uploaded_from or f"command line ({_os_user()})",
         file_name=file_name[:255],
     )
     run.full_clean()
