@@ -286,6 +286,11 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     list_select_related = ("trainee",)
     ordering = ("-held_on", "code")  # a stable order for the paginated change list
     readonly_fields = ("taxonomy_version", "created_by", "created_at", "updated_at")
+    # The transcript below is what a supervisor opens the page for: the record's bookkeeping folds away.
+    fieldsets = (
+        (None, {"fields": ("code", "trainee", "held_on", "title", "source")}),
+        (_("등록 정보"), {"fields": readonly_fields, "classes": ("collapse",)}),
+    )
     date_hierarchy = "held_on"
     change_form_template = "admin/supervision/session/change_form.html"
 
