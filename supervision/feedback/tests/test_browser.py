@@ -33,7 +33,11 @@ MEASURE_PHONE = """() => {
   }
   const clipped = [...document.querySelectorAll('.compare > div, .compare dd')].filter(e => e.scrollWidth > e.clientWidth + 1).length;
   const codes = [...document.querySelectorAll('.code, .session-code')].filter(e => e.getClientRects().length > 1).length;
-  return {smallest, clipped, codes, pageWidth: document.documentElement.scrollWidth};
+  // session list cells (the new-critique badge above all) that end outside their card, cut off by its scroll box
+  const cutOff = [...document.querySelectorAll('table.sessions tr > *')]
+    .filter(e => e.getBoundingClientRect().right > e.closest('.card').getBoundingClientRect().right + 1).length;
+  const badges = document.querySelectorAll('table.sessions .badge').length;
+  return {smallest, clipped, codes, cutOff, badges, pageWidth: document.documentElement.scrollWidth};
 }"""
 
 pytestmark = browser_marks()
@@ -121,6 +125,10 @@ def test_a_trainees_pages_read_at_phone_width(browser, live_server, cast, http_s
         assert measured["smallest"] >= 11, (url, measured)  # chart text never shrinks below 11 px
         assert measured["pageWidth"] <= PHONE["width"], (url, measured)
         assert measured["clipped"] == 0 and measured["codes"] == 0, (url, measured)
+        assert measured["cutOff"] == 0, (url, measured)
+        if url == "/feedback/":
+            assert measured["badges"] == 1, measured  # the session's new critiques, in view
+            page.screenshot(path=SHOTS / "dashboard-phone.png", full_page=False)
     page.locator(".compare").first.scroll_into_view_if_needed()
     page.screenshot(path=SHOTS / "session-phone.png", full_page=False)
     context.close()
