@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from supervision.feedback.tests.test_browser import SHOTS
 from supervision.safety.models import SafetyReview
 from supervision.safety.tests.factories import script
@@ -12,7 +9,6 @@ from supervision.testing import browser_contrast, browser_log_in, browser_marks
 
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 
 SI, SH, RA = "suicidal_ideation_admit", "self_harm_disclosure", "risk_assessment"
 
@@ -75,10 +71,6 @@ def test_a_supervisor_reviews_an_unanswered_disclosure(browser, live_server, cas
     moment.scroll_into_view_if_needed()
     page.screenshot(path=SHOTS / "safety-trainee-phone.png", full_page=False)
     context.close()
-
-    DOCS.mkdir(parents=True, exist_ok=True)
-    for shot in ("safety-review-laptop.png", "safety-review-phone.png", "safety-trainee-phone.png"):
-        shutil.copyfile(SHOTS / shot, DOCS / shot)
 
 
 def test_the_queue_reads_in_the_admins_dark_theme(browser, live_server, cast, http_settings):
