@@ -108,7 +108,7 @@ def golden_ratings(
 
 def run_session_ids(run: AnnotationRun) -> set[int]:
     # order_by(): the models' default orderings (run by date, turn by session code and seq) would join two more
-    # tables and make DISTINCT keep every turn (0.35 s for a run of 100,000 turns, 0.04 s without).
+    # tables and make DISTINCT keep every turn (a run of 100,000 turns: 0.32 s, 0.10 s without; median of 5).
     return set(RunTurn.objects.filter(run=run).order_by().values_list("turn__session_id", flat=True).distinct())
 
 
