@@ -85,10 +85,10 @@ class TraineeTag(models.Model):
         return catalogue.TAGS_BY_NAME[self.tag]
 
 
-class TagEvidence(models.Model):
-    trainee_tag = models.ForeignKey(
-        TraineeTag, on_delete=models.CASCADE, related_name="evidence", verbose_name=_("태그")
-    )
+class _TagRecord(models.Model):
+    """What a piece of evidence and a contradiction both record: where (the session, when there is one),
+    the figures, when and by whom."""
+
     session = models.ForeignKey(
         "supervision.Session",
         on_delete=models.SET_NULL,
@@ -97,7 +97,6 @@ class TagEvidence(models.Model):
         related_name="+",
         verbose_name=_("회기"),
     )
-    event = models.TextField(_("근거"))
     detail = models.JSONField(_("수치"), default=dict, blank=True)
     at = models.DateTimeField(_("기록 시각"))
     origin = models.CharField(_("기록 주체"), max_length=16, choices=Origin.choices)
@@ -111,8 +110,18 @@ class TagEvidence(models.Model):
     )
 
     class Meta:
-        db_table = "trainee_tag_evidence"
+        abstract = True
         ordering = ["at", "id"]
+
+
+class TagEvidence(_TagRecord):
+    trainee_tag = models.ForeignKey(
+        TraineeTag, on_delete=models.CASCADE, related_name="evidence", verbose_name=_("태그")
+    )
+    event = models.TextField(_("근거"))
+
+    class Meta(_TagRecord.Meta):
+        db_table = "trainee_tag_evidence"
         verbose_name = _("근거")
         verbose_name_plural = _("근거")
         constraints = [
@@ -125,35 +134,15 @@ class TagEvidence(models.Model):
         return self.event[:60]
 
 
-class TagContradiction(models.Model):
+class TagContradiction(_TagRecord):
     trainee_tag = models.ForeignKey(
         TraineeTag, on_delete=models.CASCADE, related_name="contradictions", verbose_name=_("태그")
     )
-    session = models.ForeignKey(
-        "supervision.Session",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("회기"),
-    )
     event = models.TextField(_("반증"))
     severity = models.CharField(_("강도"), max_length=8, choices=ContradictionSeverity.choices)
-    detail = models.JSONField(_("수치"), default=dict, blank=True)
-    at = models.DateTimeField(_("기록 시각"))
-    origin = models.CharField(_("기록 주체"), max_length=16, choices=Origin.choices)
-    recorded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("기록자"),
-    )
 
-    class Meta:
+    class Meta(_TagRecord.Meta):
         db_table = "trainee_tag_contradiction"
-        ordering = ["at", "id"]
         verbose_name = _("반증")
         verbose_name_plural = _("반증")
         constraints = [
