@@ -19,7 +19,8 @@ against the baseline, one hand-written GROUP BY over the turns (technique labels
 median of --repeat, measured in the same run). Aims (DESIGN.md, issue 19): ordinary night ≤ 3×, first night
 ≤ 60×. Then where the trajectory step's time goes (reading, engine, storing; one process, 125 sessions) and
 the first night's floor with an engine of zero cost. Last, ``manage.py audit_trajectories --input`` on
---windows ten-turn windows cut from the stored sessions, net of start-up (the same command on 10 windows): aim ≥ 2,000 windows/s.
+--windows ten-turn windows cut from the stored sessions, net of start-up (the same command on 10 windows):
+aim ≥ 2,000 windows/s.
 """
 
 from __future__ import annotations
