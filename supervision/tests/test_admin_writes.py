@@ -206,6 +206,16 @@ def test_staff_start_sessions_from_the_importer_not_from_an_empty_form(client, c
     assert 'href="/admin/supervision/session/import/">스프레드시트 가져오기</a>' in jobs
 
 
+def test_supervisors_see_the_session_list_without_the_importers_links(client, cast, session):
+    # Importing is staff's job (the import views refuse supervisors); the list does not offer it to them.
+    client.force_login(cast.supervisor_a)
+    sessions = client.get("/admin/supervision/session/")
+    assert sessions.status_code == 200
+    page = sessions.content.decode()
+    assert "/admin/supervision/session/import/" not in page and "가져오기 양식" not in page
+    assert client.get("/admin/supervision/session/import/").status_code == 403
+
+
 def test_a_session_belongs_to_a_trainee_only(client, cast, session):
     client.force_login(cast.staff)
     page = client.get(session_url(session)).content.decode()
