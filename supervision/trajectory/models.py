@@ -6,6 +6,11 @@ from django.utils.translation import gettext_lazy as _
 from supervision.models import Session
 from supervision.trajectory.engine.audit import HARMFUL, NEUTRAL, PRODUCTIVE
 
+# What ``TrajectoryAudit.states`` keeps of each client state: the trace that the session pages and the admin
+# draw and the safety list reads. The distortion distribution and the high-risk mass shape the label and
+# the explanation inside the engine; kept per window they were four fifths of the stored text.
+TRACE_FIELDS = ("seq", "utterance_id", "valence", "arousal", "risk")
+
 
 class TrajectoryLabel(models.TextChoices):
     PRODUCTIVE = PRODUCTIVE, _("생산적 (productive)")
@@ -16,7 +21,7 @@ class TrajectoryLabel(models.TextChoices):
 class TrajectoryAudit(models.Model):
     """The engine's verdict on one window of turns. A review aid, not a clinical judgement.
 
-    ``states`` is the engine's per-client-turn state list; ``sycophancy_turns`` the counselor utterance ids
+    ``states`` is the engine's per-client-turn state trace (``TRACE_FIELDS``); ``sycophancy_turns`` the counselor utterance ids
     flagged as stealth sycophancy. Rows are recomputed (upserted) by the service, never edited by hand.
     """
 

@@ -6,13 +6,12 @@ from typing import Any
 
 from supervision.models import Session
 from supervision.trajectory.engine.resources import load_resources
-from supervision.trajectory.models import TrajectoryAudit
-
-TRACE_FIELDS = ("seq", "utterance_id", "valence", "arousal", "risk")
+from supervision.trajectory.models import TRACE_FIELDS, TrajectoryAudit
 
 
 def trace_of(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The per-client-turn state trace shown to supervisors (a subset of the stored states)."""
+    """The per-client-turn state trace shown to supervisors (audits stored before the trace was all that was
+    kept hold more fields per state)."""
     return [{k: s.get(k) for k in TRACE_FIELDS} for s in states or ()]
 
 

@@ -44,7 +44,7 @@ from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.trajectory.engine.audit import audit_sessions
 from supervision.trajectory.engine.extractor import ClinicalState
 from supervision.trajectory.engine.resources import engine_version, load_resources
-from supervision.trajectory.models import AuditedRevision, TrajectoryAudit
+from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, TrajectoryAudit
 
 logger = logging.getLogger(__name__)
 
@@ -209,24 +209,23 @@ def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, 
 
 
 class _StatesJson:
-    """A window's states as the JSON text ``json.JSONEncoder(ensure_ascii=False).encode`` gives for their
-    ``as_dict`` list, each distinct state encoded once: a turn's state is in two windows, and equal in both
-    unless carry_forward rewrote it in one (it restarts at each window's first client state).
+    """A window's states as stored: the JSON text ``json.JSONEncoder(ensure_ascii=False).encode`` gives for
+    the list of each state's ``TRACE_FIELDS`` (what the pages, the admin and the safety list read; the
+    distortion distribution stays in the engine, where it shapes the label and the explanation), each
+    distinct state encoded once: a turn's state is in two windows, and equal in both unless carry_forward
+    rewrote it in one (it restarts at each window's first client state).
 
     A state is formatted from one template rather than through the encoder (profiled: the encoder, with the
-    dict it needs, was a fifth of audit_rows): the keys and class names are quoted once, numbers are written
-    as the encoder writes them (``int.__repr__`` and ``float.__repr__`` of the rounded value) and the one free
-    string, the utterance id, goes through the encoder's own string escaping."""
+    dict it needs, was a fifth of audit_rows): the keys are quoted once, numbers are written as the encoder
+    writes them (``int.__repr__`` and ``float.__repr__`` of the rounded value) and the one free string, the
+    utterance id, goes through the encoder's own string escaping."""
+
+    _TEMPLATE = '{"seq": %r, "utterance_id": %s, "valence": %r, "arousal": %r, "risk": %r}'
 
     def __init__(self, classes: Sequence[str]) -> None:
         self._classes = classes
         self._encode = json.JSONEncoder(ensure_ascii=False).encode
         self._quote = json.encoder.encode_basestring
-        distortions = ", ".join(f"{self._quote(c)}: %r" for c in classes)
-        self._template = (
-            '{"seq": %r, "utterance_id": %s, "valence": %r, "arousal": %r, "risk": %r, "high_risk_mass": %r, '
-            '"top_distortion": %s, "distortions": {' + distortions + "}}"
-        )
         self._known: dict[ClinicalState, str] = {}
 
     def __call__(self, states: Sequence[ClinicalState]) -> str:
@@ -241,20 +240,22 @@ class _StatesJson:
         return "[" + ", ".join(parts) + "]"
 
     def _format(self, state: ClinicalState) -> str:
-        numbers = (state.valence, state.arousal, state.risk, state.high_risk_mass, *state.distribution)
+        numbers = (state.valence, state.arousal, state.risk)
         if not all(map(math.isfinite, numbers)) or type(state.seq) is not int:
-            return self._encode(state.as_dict(self._classes))  # NaN/Infinity and the like: the encoder's spelling
-        quote = self._quote
-        return self._template % (
+            return self._encode(stored_state(state, self._classes))  # NaN, Infinity: the encoder's spelling
+        return self._TEMPLATE % (
             state.seq,
-            quote(state.utterance_id),
+            self._quote(state.utterance_id),
             round(state.valence, 4),
             round(state.arousal, 4),
             round(state.risk, 4),
-            round(state.high_risk_mass, 4),
-            quote(state.top_distortion),
-            *(round(p, 4) for p in state.distribution),
         )
+
+
+def stored_state(state: ClinicalState, classes: Sequence[str]) -> dict[str, Any]:
+    """One client state as ``TrajectoryAudit.states`` keeps it: the engine's rounded values of TRACE_FIELDS."""
+    as_dict = state.as_dict(classes)
+    return {key: as_dict[key] for key in TRACE_FIELDS}
 
 
 def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:

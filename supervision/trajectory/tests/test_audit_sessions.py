@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from supervision.trajectory.engine.audit import audit_sessions, audit_windows
+from supervision.trajectory.models import TRACE_FIELDS
 from supervision.trajectory.services import audit_rows, window_bounds
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "trajectory"
@@ -75,7 +76,8 @@ def test_audit_rows_stores_the_window_by_window_audits_byte_for_byte():
         audits = audit_windows([as_dicts(rows[a:b]) for a, b in bounds])
         expected += [
             (session_id, index, rows[a][0], rows[b - 1][0], audit.label, audit.score, audit.explanation,
-             dumps(audit.states), dumps(audit.sycophancy_turns), "v-test", now)
+             dumps([{key: state[key] for key in TRACE_FIELDS} for state in audit.states]),
+             dumps(audit.sycophancy_turns), "v-test", now)
             for index, ((a, b), audit) in enumerate(zip(bounds, audits, strict=True))
         ]  # fmt: skip
     assert batch.rows == expected
@@ -90,12 +92,13 @@ def test_audit_sessions_wants_turns_in_seq_order():
 
 
 def test_stored_states_are_the_encoders_text_for_awkward_values():
-    """The states' template gives the encoder's text where spelling is easy to get wrong: quotes, backslashes,
+    """The stored trace of each state (TRACE_FIELDS of the engine's rounded values); its template gives the
+    encoder's text where spelling is easy to get wrong: quotes, backslashes,
     control characters and Hangul in an utterance id, negative zero, 4-decimal rounding, and (by falling
     back to the encoder) values that are not finite."""
     from supervision.trajectory.engine.extractor import ClinicalState
     from supervision.trajectory.engine.resources import load_resources
-    from supervision.trajectory.services import _StatesJson
+    from supervision.trajectory.services import _StatesJson, stored_state
 
     classes = load_resources().classes
     even = (1.0 / len(classes),) * len(classes)
@@ -107,4 +110,5 @@ def test_stored_states_are_the_encoders_text_for_awkward_values():
     encode = json.JSONEncoder(ensure_ascii=False).encode
     as_text = _StatesJson(classes)
     for window in (states[:1], states[:2], states, states[1:]):
-        assert as_text(window) == encode([s.as_dict(classes) for s in window])
+        assert as_text(window) == encode([stored_state(s, classes) for s in window])
+        assert [list(state) for state in json.loads(as_text(window))] == [list(TRACE_FIELDS)] * len(window)
