@@ -84,7 +84,7 @@ def label_codes_by_turn(model, session_ids=None, *, turn_ids=None) -> dict[int, 
     ``session_ids`` or of the turns ``turn_ids``, in the order they were linked: the §2 list order."""
     links = model.objects.all()
     if session_ids is not None:
-        links = links.filter(_links_of_sessions(model, session_ids))
+        links = links.filter(links_of_sessions(model, session_ids))
     if turn_ids is not None:
         links = links.filter(turn_id__in=turn_ids)
     codes: dict[int, list[str]] = defaultdict(list)
@@ -93,7 +93,7 @@ def label_codes_by_turn(model, session_ids=None, *, turn_ids=None) -> dict[int, 
     return codes
 
 
-def _links_of_sessions(model, session_ids) -> Q | RawSQL:
+def links_of_sessions(model, session_ids) -> Q | RawSQL:
     """The condition "a link of a turn of these sessions". On PostgreSQL the sessions' turn ids are collected
     first (``= ANY(ARRAY(…))``), so the links are found through their turn index. Written as a join, the
     planner scanned the whole link table and hash-joined it to the turns: 20–25 ms per label table for 5 of

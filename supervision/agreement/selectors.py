@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, TextField, Value
 from django.db.models.functions import Cast, Coalesce
 
+from supervision.exporting import links_of_sessions
 from supervision.models import Turn, TurnClientState, TurnTechnique
 from supervision.roles import sees_everything, trainee_filter
 from taxonomy import catalogue
@@ -95,9 +96,13 @@ def golden_ratings(
             ratings.techniques[pk] = none
         else:
             ratings.client_states[pk] = none
+    # The links of the sessions with a turn in view only (a supervisor's trainees, not the whole run), found
+    # through the turn index (links_of_sessions): read through a join, the planner scanned both link tables
+    # whole, 0.42 of 1.2 s for a 100,000-turn run in a database of 600,000 turns (make bench-agreement).
+    in_view = sorted(set(table.sessions.values()))
     for model, axis in ((TurnTechnique, ratings.techniques), (TurnClientState, ratings.client_states)):
         codes: dict[int, list[str]] = {}
-        links = model.objects.filter(turn__session_id__in=sorted(session_ids)).order_by()  # sets: any order
+        links = model.objects.filter(links_of_sessions(model, in_view)).order_by()  # sets: any order
         for turn_id, code in links.values_list("turn_id", "label__code"):
             codes.setdefault(turn_id, []).append(code)
         for turn_id, labels in codes.items():
