@@ -167,8 +167,9 @@ def main() -> None:
     STORAGES={**settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
 )
 def queue_pages(path: Path, base: float) -> None:
-    """The adjudication queue of the saved run, first and last page, as a superuser (every trainee's turns:
-    the longest queue there is), against the same baseline."""
+    """The adjudication queue of the saved run as a superuser (every trainee's turns: the longest queue there
+    is), against the same baseline: the first view (every difference worked out, then kept per session), the
+    first and last page after it, and the page after one accepted decision (one session worked out again)."""
     AnnotationRun.objects.filter(rater="bench-ai").delete()
     run = services.annotation_run_create(run_file=read_run(path), rater="bench-ai", file_name=path.name)
     user, _ = get_user_model().objects.get_or_create(
@@ -177,19 +178,36 @@ def queue_pages(path: Path, base: float) -> None:
     client = Client()
     client.force_login(user)
     url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+
+    def view(query: str = "") -> float:
+        start = time.perf_counter()
+        response = client.get(url + query, HTTP_HOST="localhost", secure=True)
+        took = time.perf_counter() - start
+        assert response.status_code == 200, response.status_code
+        return took
+
+    first = view()
     total = len(services.run_differences(run, user))
+    print(f"adjudication queue of {total:,} differences, first view: {first:.2f} s = {first / base:.2f}x baseline")
     for label, query in (("first page", ""), ("last page", "?page=999999")):
-        times = []
-        for _ in range(REPEATS):
-            start = time.perf_counter()
-            response = client.get(url + query, HTTP_HOST="localhost", secure=True)
-            times.append(time.perf_counter() - start)
-            assert response.status_code == 200, response.status_code
+        times = [view(query) for _ in range(REPEATS)]
         took = statistics.median(times)
-        print(
-            f"adjudication queue, {label} of {total:,} differences: {took:.2f} s = {took / base:.2f}x baseline "
-            f"({len(response.content) / 1024:.0f} KB; runs: {_fmt(times)})"
+        print(f"  then the {label}: {took:.2f} s = {took / base:.2f}x baseline (runs: {_fmt(times)})")
+    times = []
+    for difference in services.run_differences(run, user)[:REPEATS]:
+        services.adjudication_decide(
+            run=run,
+            turn=Turn.objects.get(pk=difference.turn_id),
+            axis=difference.axis,
+            label=difference.label,
+            outcome="accepted",
+            decided_by=user,
         )
+        times.append(view())
+    took = statistics.median(times)
+    print(
+        f"  the first page after an accepted decision: {took:.2f} s = {took / base:.2f}x baseline (runs: {_fmt(times)})"
+    )
 
 
 def _fmt(values: list[float]) -> str:

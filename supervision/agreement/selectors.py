@@ -7,11 +7,12 @@ import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, TextField, Value
+from django.db.models import BigIntegerField, Count, IntegerField, OuterRef, Q, QuerySet, Subquery, TextField, Value
 from django.db.models.functions import Cast, Coalesce
 
 from supervision.exporting import links_of_sessions
-from supervision.models import Turn, TurnClientState, TurnTechnique
+from supervision.gauge.models import SessionRevision
+from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.roles import sees_everything, trainee_filter
 from taxonomy import catalogue
 
@@ -117,14 +118,37 @@ def run_session_ids(run: AnnotationRun) -> set[int]:
     return set(RunTurn.objects.filter(run=run).order_by().values_list("turn__session_id", flat=True).distinct())
 
 
-def run_ratings(run: AnnotationRun, user=None, *, turn_ids: Collection[int] | None = None) -> Ratings:
-    """A saved run's answers on the turns the user may see (one query); only ``turn_ids`` when given."""
+def sessions_in_view(session_ids: Collection[int], user=None) -> dict[int, tuple[str, int]]:
+    """Of these sessions, those that still exist and ``user`` may see, each with its code and revision mark
+    (``gauge.SessionRevision``, 0 where none), in one query. The mark changes whenever a turn or label link
+    of the session is written, whoever writes it (PostgreSQL triggers; elsewhere it is always 0)."""
+    mark = SessionRevision.objects.filter(session_id=OuterRef("pk")).values("revision")[:1]
+    rows = (
+        Session.objects.filter(trainee_filter(user, "trainee") if user is not None else Q(), pk__in=sorted(session_ids))
+        .annotate(mark=Coalesce(Subquery(mark, output_field=BigIntegerField()), Value(0)))
+        .order_by()
+        .values_list("pk", "code", "mark")
+    )
+    return {pk: (code, mark) for pk, code, mark in rows}
+
+
+def run_ratings(
+    run: AnnotationRun,
+    user=None,
+    *,
+    turn_ids: Collection[int] | None = None,
+    session_ids: Collection[int] | None = None,
+) -> Ratings:
+    """A saved run's answers on the turns the user may see (one query); only ``turn_ids`` or the turns of
+    ``session_ids`` when given."""
     ratings = Ratings()
     rows = RunTurn.objects.filter(run=run).order_by("turn_id")
     if user is not None and not sees_everything(user):
         rows = rows.filter(_run_turn_scope(user))
     if turn_ids is not None:
         rows = rows.filter(turn_id__in=sorted(turn_ids))
+    if session_ids is not None:
+        rows = rows.filter(turn__session_id__in=sorted(session_ids))
     # The label lists as JSON text, each distinct text decoded once: a run repeats a few hundred answers over
     # its 100,000 turns, and the JSON field decoding every one was a third of this read (profiled).
     answers = _AnswerCache()

@@ -14,7 +14,7 @@ from supervision.agreement.admin import AnnotationRunAdmin
 from supervision.agreement.models import AdjudicationDecision, AnnotationRun, RunUpload
 from supervision.agreement.tests.conftest import run_lines
 from supervision.agreement.tests.factories import saved_run
-from supervision.labelling import turn_label_codes
+from supervision.labelling import turn_label_codes, turn_labels_update
 from supervision.models import LabelChange, Turn
 
 
@@ -133,6 +133,7 @@ def test_a_long_queue_comes_in_pages_and_a_decision_keeps_its_page(cast, run, mo
     monkeypatch.setattr(AnnotationRunAdmin, "queue_page_size", 3)
     client = client_for(cast.supervisor_a)
     url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+    client.get(url)  # the first view works the differences out and keeps them; the pages after it read them
     with CaptureQueriesContext(connection) as first_page:
         page = client.get(url).content.decode()
     assert page.count('<form method="post" class="decide">') == 3
@@ -158,6 +159,32 @@ def test_a_long_queue_comes_in_pages_and_a_decision_keeps_its_page(cast, run, mo
     # a page past the end shows the last one; a page that is not a number, the first
     assert "3 / 3쪽" in client.get(f"{url}?page=99").content.decode()
     assert "1 / 3쪽" in client.get(f"{url}?page=다음").content.decode()
+
+
+def test_the_queue_reads_again_only_the_sessions_written_since_it_was_kept(cast, run):
+    """The differences are kept per session with the session's revision mark: a second view reads no golden
+    label, and a golden label written since (from the transcript, not the queue) is in the next view, which
+    reads again that session only."""
+    client = client_for(cast.supervisor_a)
+    url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
+    assert "8건" in client.get(url).content.decode()
+
+    def golden_reads(queries) -> list[str]:
+        return [q["sql"] for q in queries.captured_queries if '"turn_technique"' in q["sql"]]
+
+    with CaptureQueriesContext(connection) as warm:
+        assert "8건" in client.get(url).content.decode()
+    assert golden_reads(warm) == []
+    assert "8건" in client_for(cast.supervisor_b).get(url).content.decode()  # AG02: worked out for its viewer
+
+    written = Turn.objects.get(utterance_id="AG01-C-003")
+    turn_labels_update(turn=written, changed_by=cast.supervisor_a, via="admin", techniques=["empathy"])
+    with CaptureQueriesContext(connection) as after:
+        page = client.get(url).content.decode()
+    assert "9건" in page and "AG01-C-003" in page
+    [read] = golden_reads(after)
+    assert f"ANY('{{{written.session_id}}}'" in read  # the array of the sessions read holds that one only
+    assert "8건" in client_for(cast.supervisor_b).get(url).content.decode()
 
 
 def test_the_queue_shows_the_words_in_a_constant_number_of_queries(cast, golden):
