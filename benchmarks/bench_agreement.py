@@ -169,7 +169,8 @@ def main() -> None:
 def queue_pages(path: Path, base: float) -> None:
     """The adjudication queue of the saved run as a superuser (every trainee's turns: the longest queue there
     is), against the same baseline: the first view (every difference worked out, then kept per session), the
-    first and last page after it, and the page after one accepted decision (one session worked out again)."""
+    first and last page after it, the run's report page (first view, then kept figures), and the queue's page
+    after one accepted decision (one session worked out again)."""
     AnnotationRun.objects.filter(rater="bench-ai").delete()
     run = services.annotation_run_create(run_file=read_run(path), rater="bench-ai", file_name=path.name)
     user, _ = get_user_model().objects.get_or_create(
@@ -179,9 +180,9 @@ def queue_pages(path: Path, base: float) -> None:
     client.force_login(user)
     url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
 
-    def view(query: str = "") -> float:
+    def view(query: str = "", *, absolute: bool = False) -> float:
         start = time.perf_counter()
-        response = client.get(url + query, HTTP_HOST="localhost", secure=True)
+        response = client.get(query if absolute else url + query, HTTP_HOST="localhost", secure=True)
         took = time.perf_counter() - start
         assert response.status_code == 200, response.status_code
         return took
@@ -193,6 +194,13 @@ def queue_pages(path: Path, base: float) -> None:
         times = [view(query) for _ in range(REPEATS)]
         took = statistics.median(times)
         print(f"  then the {label}: {took:.2f} s = {took / base:.2f}x baseline (runs: {_fmt(times)})")
+    report = f"/admin/agreement/annotationrun/{run.pk}/report/"
+    first = view(report, absolute=True)
+    times = [view(report, absolute=True) for _ in range(REPEATS)]
+    print(
+        f"report page, first view: {first:.2f} s = {first / base:.2f}x baseline; then {statistics.median(times):.2f} s"
+        f" = {statistics.median(times) / base:.2f}x (runs: {_fmt(times)})"
+    )
     times = []
     for difference in services.run_differences(run, user)[:REPEATS]:
         services.adjudication_decide(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -185,6 +186,26 @@ def test_the_queue_reads_again_only_the_sessions_written_since_it_was_kept(cast,
     [read] = golden_reads(after)
     assert f"ANY('{{{written.session_id}}}'" in read  # the array of the sessions read holds that one only
     assert "8건" in client_for(cast.supervisor_b).get(url).content.decode()
+
+
+def test_the_report_reads_the_golden_labels_again_only_after_a_write(cast, run):
+    """The run's figures, its rater's versions and α are kept under the state of the sessions they cover."""
+    saved_run(run_lines("AG01"), rater="eval-ai-3")  # a second version of the rater: its figures are on the page
+    client = client_for(cast.supervisor_a)
+    url = f"/admin/agreement/annotationrun/{run.pk}/report/"
+
+    def report() -> str:  # without the per-response CSRF token
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", client.get(url).content.decode())
+
+    first = report()
+    with CaptureQueriesContext(connection) as warm:
+        assert report() == first
+    assert not [q for q in warm.captured_queries if '"turn_technique"' in q["sql"]]
+    written = Turn.objects.get(utterance_id="AG01-C-003")
+    turn_labels_update(turn=written, changed_by=cast.supervisor_a, via="admin", techniques=["empathy"])
+    with CaptureQueriesContext(connection) as after:
+        assert report() != first
+    assert [q for q in after.captured_queries if '"turn_technique"' in q["sql"]]
 
 
 def test_the_queue_shows_the_words_in_a_constant_number_of_queries(cast, golden):

@@ -10,6 +10,8 @@ from rest_framework.test import APIClient
 from supervision.agreement.tests.conftest import run_lines
 from supervision.agreement.tests.factories import saved_run
 from supervision.agreement.tests.test_score_agreement import EXPECTED_AG01
+from supervision.labelling import turn_labels_update
+from supervision.models import Turn
 
 
 @pytest.fixture
@@ -28,6 +30,24 @@ def test_it_scores_a_supervisor_over_their_own_trainees_turns_only(cast, both_ru
     figures = client_for(cast.supervisor_a).get(f"/api/v1/annotation-runs/{both_run.pk}/agreement/").json()
     # AG02 is trainee_b's: supervisor_a's figures are exactly the AG01 figures.
     assert figures == EXPECTED_AG01
+
+
+def test_the_figures_are_kept_until_a_session_they_cover_is_written(cast, both_run):
+    """Kept in the cache under the state of the sessions in view: a second request reads no golden label,
+    another scope has figures of its own, and a golden label written since is in the next answer."""
+    url = f"/api/v1/annotation-runs/{both_run.pk}/agreement/"
+    supervisor = client_for(cast.supervisor_a)
+    first = supervisor.get(url).json()
+    with CaptureQueriesContext(connection) as warm:
+        assert supervisor.get(url).json() == first == EXPECTED_AG01
+    assert not [q for q in warm.captured_queries if '"turn_technique"' in q["sql"]]
+    assert client_for(cast.staff).get(url).json()["turns"] == 12
+    # the rater said no technique on C-003; the golden set now says empathy: one more miss
+    written = Turn.objects.get(utterance_id="AG01-C-003")
+    turn_labels_update(turn=written, changed_by=cast.supervisor_a, via="admin", techniques=["empathy"])
+    after = supervisor.get(url).json()
+    assert after["axes"]["techniques"]["micro_f1"] < first["axes"]["techniques"]["micro_f1"]
+    assert client_for(cast.staff).get(url).json()["axes"]["techniques"]["micro_f1"] < 1
 
 
 def test_it_scores_staff_over_every_turn(cast, both_run):
