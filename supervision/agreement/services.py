@@ -216,7 +216,7 @@ def _differences(run_ratings: Ratings, golden: Ratings, index: selectors.TurnInd
 # difference changes one — instead of the whole run: 2.5 s a page for a run of 100,000 turns with 63,691
 # differences (make bench-agreement), most of it reading the golden labels again.
 _QUEUE_CACHE_SECONDS = 7 * 24 * 3600
-_QUEUE_CACHE_FORMAT = 1  # raise it when what is kept changes shape (Difference's fields, the entry's layout)
+_QUEUE_CACHE_FORMAT = 2  # raise it when what is kept changes shape (Difference's fields, the entry's layout)
 
 
 def run_differences(run: AnnotationRun, user=None) -> list[Difference]:
@@ -247,14 +247,12 @@ def _differences_by_session(run: AnnotationRun, user) -> dict[int, list[Differen
     marked = connection.vendor == "postgresql"
     # the run's creation time too: a test database starts its ids again, the cache does not
     key = f"agreement:queue:{_QUEUE_CACHE_FORMAT}:{run.pk}:{run.created_at.timestamp()}"
-    kept = (cache.get(key) if marked else None) or {"sessions": None, "found": {}}
-    if kept["sessions"] is None:  # the run's sessions: fixed when it was saved (it can only lose some)
-        kept["sessions"] = selectors.run_session_ids(run)
-    in_view = selectors.sessions_in_view(kept["sessions"], user)
-    found = kept["found"]
+    found = (cache.get(key) if marked else None) or {}
+    run_sessions = selectors.run_session_ids(run)
+    in_view = selectors.sessions_in_view(run_sessions, user)
     stale = sorted(sid for sid, mark in in_view.items() if found.get(sid, (None,))[0] != mark)
     if stale:
-        whole_run = len(stale) == len(kept["sessions"])
+        whole_run = len(stale) == len(run_sessions)
         golden, index = selectors.golden_ratings(stale)
         answers = _restricted(selectors.run_ratings(run, session_ids=None if whole_run else stale), index.names)
         fresh: dict[int, list[tuple]] = {sid: [] for sid in stale}
@@ -263,7 +261,7 @@ def _differences_by_session(run: AnnotationRun, user) -> dict[int, list[Differen
         for sid in stale:
             found[sid] = (in_view[sid], fresh[sid])
         if marked:
-            cache.set(key, kept, _QUEUE_CACHE_SECONDS)
+            cache.set(key, found, _QUEUE_CACHE_SECONDS)
     return {sid: [Difference._make(d) for d in found[sid][1]] for sid in in_view}
 
 
