@@ -180,9 +180,9 @@ def queue_pages(path: Path, base: float) -> None:
     client.force_login(user)
     url = f"/admin/agreement/annotationrun/{run.pk}/adjudicate/"
 
-    def view(query: str = "", *, absolute: bool = False) -> float:
+    def view(path: str = url) -> float:
         start = time.perf_counter()
-        response = client.get(query if absolute else url + query, HTTP_HOST="localhost", secure=True)
+        response = client.get(path, HTTP_HOST="localhost", secure=True)
         took = time.perf_counter() - start
         assert response.status_code == 200, response.status_code
         return took
@@ -191,12 +191,12 @@ def queue_pages(path: Path, base: float) -> None:
     total = len(services.run_differences(run, user))
     print(f"adjudication queue of {total:,} differences, first view: {first:.2f} s = {first / base:.2f}x baseline")
     for label, query in (("first page", ""), ("last page", "?page=999999")):
-        times = [view(query) for _ in range(REPEATS)]
+        times = [view(url + query) for _ in range(REPEATS)]
         took = statistics.median(times)
         print(f"  then the {label}: {took:.2f} s = {took / base:.2f}x baseline (runs: {_fmt(times)})")
     report = f"/admin/agreement/annotationrun/{run.pk}/report/"
-    first = view(report, absolute=True)
-    times = [view(report, absolute=True) for _ in range(REPEATS)]
+    first = view(report)
+    times = [view(report) for _ in range(REPEATS)]
     print(
         f"report page, first view: {first:.2f} s = {first / base:.2f}x baseline; then {statistics.median(times):.2f} s"
         f" = {statistics.median(times) / base:.2f}x (runs: {_fmt(times)})"

@@ -63,6 +63,12 @@ class AnnotationRun(models.Model):
     def __str__(self) -> str:
         return f"{self.rater} #{self.pk}"
 
+    @property
+    def cache_name(self) -> str:
+        """How the run is named in cache keys: a saved run never changes, and its creation time tells it from
+        a run of another (test) database that reused its id."""
+        return f"{self.pk}@{self.created_at.timestamp()}"
+
 
 class RunTurn(models.Model):
     """What the run said about one turn, per axis; ``NULL`` (and ``dialog_act_rated`` false) = unrated.

@@ -119,7 +119,7 @@ def run_session_ids(run: AnnotationRun) -> set[int]:
     """The sessions a saved run rated. Kept in the cache: a run's turns are fixed when it is saved and can only
     go with their session, and a session that is gone has no turns left to read (0.12 s a read for a run of
     100,000 turns, several times a report page)."""
-    key = f"agreement:run-sessions:{run.pk}:{run.created_at.timestamp()}"  # a test database reuses ids
+    key = f"agreement:run-sessions:{run.cache_name}"
     sessions = cache.get(key)
     if sessions is None:
         # order_by(): the models' default orderings (run by date, turn by session code and seq) would join two

@@ -82,7 +82,7 @@ def _figures_key(kind: str, runs: Collection[AnnotationRun], sessions: Collectio
     ``_sessions_state``."""
     if connection.vendor != "postgresql":
         return None
-    named = ",".join(f"{run.pk}@{run.created_at.timestamp()}" for run in runs)
+    named = ",".join(run.cache_name for run in runs)
     return f"agreement:figures:{_FIGURES_CACHE_FORMAT}:{kind}:{named}:{_sessions_state(sessions, user)}"
 
 
@@ -245,8 +245,7 @@ def _differences_by_session(run: AnnotationRun, user) -> dict[int, list[Differen
     writes that give the session a new mark (or a new code). A rolled-back write's mark is never seen
     again, so an entry made from it is never used. Without marks (SQLite) nothing is kept."""
     marked = connection.vendor == "postgresql"
-    # the run's creation time too: a test database starts its ids again, the cache does not
-    key = f"agreement:queue:{_QUEUE_CACHE_FORMAT}:{run.pk}:{run.created_at.timestamp()}"
+    key = f"agreement:queue:{_QUEUE_CACHE_FORMAT}:{run.cache_name}"
     found = (cache.get(key) if marked else None) or {}
     run_sessions = selectors.run_session_ids(run)
     in_view = selectors.sessions_in_view(run_sessions, user)
