@@ -11,8 +11,8 @@ import os
 import pytest
 from django.db import connection
 
+from supervision.people.services import portal_user_create_or_update
 from supervision.roles import Role
-from supervision.services import portal_user_create_or_update
 from supervision.testing import CHROMIUM, CHROMIUM_ARGS, PASSWORD, database_url_under_test
 from taxonomy.seeding import sync_catalogue
 

@@ -67,8 +67,8 @@ def run(turns: int, repeat: int) -> None:
     from supervision import selectors
     from supervision.api.serializers import SessionDetailSerializer
     from supervision.importing.services import import_transcripts
+    from supervision.people.services import portal_user_create_or_update
     from supervision.roles import Role
-    from supervision.services import portal_user_create_or_update
     from taxonomy.seeding import sync_catalogue
 
     sync_catalogue()

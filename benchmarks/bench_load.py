@@ -122,8 +122,8 @@ def main() -> int:
     try:
         from supervision.feedback.tests.factories import make_session
         from supervision.gauge.services import gauge_compute
+        from supervision.people.services import portal_user_create_or_update
         from supervision.roles import Role
-        from supervision.services import portal_user_create_or_update
         from taxonomy.seeding import sync_catalogue
 
         sync_catalogue()

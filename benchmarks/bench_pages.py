@@ -51,8 +51,8 @@ def main() -> int:
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     try:
         from supervision.feedback.tests.factories import make_session
+        from supervision.people.services import portal_user_create_or_update
         from supervision.roles import Role
-        from supervision.services import portal_user_create_or_update
         from taxonomy.seeding import sync_catalogue
 
         sync_catalogue()

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "supervision.importing",
     "supervision.safety",
     "supervision.agreement",
+    "supervision.people",
 ]
 
 MIDDLEWARE = [
@@ -276,6 +277,9 @@ IMPORT_MAX_CELL_CHARS = 10_000
 # An xlsx is a zip: refuse one that unpacks to more than this, or compresses suspiciously well (zip bomb).
 IMPORT_MAX_UNZIPPED_BYTES = env_int("IMPORT_MAX_UNZIPPED_BYTES", 400 * 1024 * 1024, minimum=1)
 IMPORT_MAX_ZIP_RATIO = env_int("IMPORT_MAX_ZIP_RATIO", 200, minimum=1)
+# The admin's plain-table screens (roster, label aliases) go row by row through the services: a cohort is
+# tens of rows, so their cap is far below the transcript importer's (IMPORT_MAX_ROWS applies too).
+TABLE_IMPORT_MAX_ROWS = env_int("TABLE_IMPORT_MAX_ROWS", 2_000, minimum=1)
 # Admin uploads larger than this run as a background job (ImportJob) with a progress bar.
 IMPORT_ASYNC_THRESHOLD_BYTES = env_int("IMPORT_ASYNC_THRESHOLD_BYTES", 1024 * 1024, minimum=0)
 # An upload previewed but never written (or refused, or failed) is kept this many days for the person to

@@ -8,6 +8,7 @@ autocomplete inlines that only offer the axis the attach rule allows.
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery
@@ -18,10 +19,9 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ImportMixin
 from simple_history.admin import SimpleHistoryAdmin
 
-from portal.tabular import PortalExportMixin
+from portal.tabular import PortalExportMixin, PortalImportMixin
 from supervision import presentation, rules, selectors
 from supervision.commenting import (
     CommentForbidden,
@@ -50,8 +50,9 @@ from supervision.models import (
     TurnClientState,
     TurnTechnique,
 )
+from supervision.people.services import PersonRefused, trainee_reassign
 from supervision.resources import CommentResource, RosterResource
-from supervision.roles import sees_everything, supervises, trainee_filter, visible_trainees
+from supervision.roles import Role, sees_everything, supervises, trainee_filter, visible_trainees
 from supervision.services import ServiceError, TurnRejected, turn_edit_problems, turn_update
 from taxonomy import catalogue
 from taxonomy.models import StageDef
@@ -783,18 +784,69 @@ class SupervisorCommentAdmin(PortalExportMixin, RoleScopedAdmin, SimpleHistoryAd
         return super().history_form_view(request, object_id, version_id, extra_context)
 
 
+class AssignmentForm(forms.ModelForm):
+    reason = forms.CharField(
+        label=_("변경 사유"), max_length=100, required=False, help_text=_("기록에 남습니다(예: 슈퍼바이저 휴직).")
+    )
+
+    class Meta:
+        model = TraineeAssignment
+        fields = ("trainee", "supervisor")
+
+
 @admin.register(TraineeAssignment)
-class TraineeAssignmentAdmin(ImportMixin, RoleScopedAdmin):
-    """Assignments, and the roster import (명단 가져오기) that creates a cohort with theirs."""
+class TraineeAssignmentAdmin(PortalImportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
+    """Assignments. Moving a trainee to another supervisor is an explicit change here (staff), written by
+    ``trainee_reassign`` and kept in the history; the roster import (명단 가져오기) only creates new people."""
 
     resource_classes = (RosterResource,)
+    form = AssignmentForm
     list_display = ("trainee", "supervisor", "assigned_at")
     list_select_related = ("trainee", "supervisor")
-    raw_id_fields = ("trainee", "supervisor")
+    search_fields = ("trainee__username", "supervisor__username")
 
     def has_import_permission(self, request):
         # creating users is the staff role's (and superusers'), whatever the assignment permissions say
         return sees_everything(request.user) and request.user.is_staff
+
+    def has_add_permission(self, request):
+        return sees_everything(request.user) and super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return sees_everything(request.user) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a trainee always has a supervisor once assigned; move them instead
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("trainee",) if obj is not None else ()
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        people = get_user_model().objects.order_by("username")
+        if db_field.name == "supervisor":
+            kwargs["queryset"] = people.filter(groups__name=Role.SUPERVISOR)
+        elif db_field.name == "trainee":
+            kwargs["queryset"] = people.filter(groups__name=Role.TRAINEE, assignment__isnull=True)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        try:
+            trainee_reassign(
+                trainee=obj.trainee,
+                supervisor=obj.supervisor,
+                by=request.user,
+                reason=form.cleaned_data.get("reason") or ("관리 화면에서 변경" if change else "관리 화면에서 배정"),
+            )
+        except PersonRefused as exc:
+            raise PermissionDenied(str(exc)) from None
+
+    def history_view(self, request, object_id, extra_context=None):
+        if not self.get_queryset(request).filter(pk=object_id).exists():
+            raise Http404
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        raise Http404  # the history is read-only: no "revert to this version" form
 
 
 @admin.register(LabelChange)

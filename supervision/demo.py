@@ -13,8 +13,8 @@ from supervision.agreement.services import annotation_run_create
 from supervision.importing.readers import read_jsonl
 from supervision.importing.services import ImportReport, import_transcripts
 from supervision.nightly import nightly_review
+from supervision.people.services import portal_user_create_or_update
 from supervision.roles import Role
-from supervision.services import portal_user_create_or_update
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEMO_PASSWORD = "demo-pass-2026"

@@ -52,6 +52,8 @@ class TraineeAssignment(models.Model):
         verbose_name=_("슈퍼바이저"),
     )
     assigned_at = models.DateTimeField(_("배정 시각"), auto_now_add=True)
+    # who moved a trainee to which supervisor, when and why (supervision.people.services.trainee_reassign)
+    history = HistoricalRecords()
 
     class Meta:
         verbose_name = _("수련생 배정")

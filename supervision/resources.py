@@ -1,23 +1,28 @@
 """django-import-export resources of the admin: the roster (import) and the supervisors' spreadsheet exports.
 
-Writes go through the services (the roster through ``portal_user_create_or_update``, the one place the role
-rules live); exports read the admin's change list, so they carry its role scoping and its filters.
+Writes go through the services (the roster through ``portal_user_create``, the one create-only path for
+people); exports read the admin's change list, so they carry its role scoping and its filters.
 """
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from import_export import fields, resources
 
 from portal.tabular import AllOrNothingMixin, FormulaSafeMixin, PortalModelResource, row_label
 from supervision.gauge.models import GaugeSnapshot
 from supervision.models import SupervisorComment
-from supervision.services import ServiceError, portal_user_create_or_update
+from supervision.people.services import PersonRefused, normalize_username, portal_user_create, portal_user_problems
 from supervision.tags.models import TraineeTag
 
 ROSTER_COLUMNS = ("username", "role", "supervisor", "initial_password")
+ROSTER_COLUMN_LABELS = {
+    "username": "사용자 이름",
+    "role": "역할",
+    "supervisor": "슈퍼바이저",
+    "initial_password": "초기 비밀번호",
+}
 
 
 def _cell(row, column: str) -> str:
@@ -26,18 +31,21 @@ def _cell(row, column: str) -> str:
 
 
 class RosterResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelResource):
-    """A cohort of users, one a row: ``username``, ``role`` (supervisor|trainee|staff), ``supervisor``
+    """A cohort of new users, one a row: ``username``, ``role`` (supervisor|trainee|staff), ``supervisor``
     (a trainee's supervisor, by username) and ``initial_password``.
 
-    Password policy: a blank ``initial_password`` leaves the account without a usable password (no log-in
-    until staff set one); a given one must pass the portal's password validators. Every row must be a new
-    user, once in the file; the role rules are the service's own (its errors land on the column they name).
+    Create-only: every row goes through ``portal_user_create``, which normalises the username and refuses
+    any existing account compared case-insensitively — the roster can never update a password, a role or an
+    assignment. A row's every problem is reported at once, on the column it concerns; a password is never
+    shown back (the preview says only whether one is set). A blank ``initial_password`` leaves the account
+    without a usable password (no log-in until staff set one).
     """
 
     # what the preview shows of each row (never the password itself)
     role = fields.Field(column_name="role", attribute="roster_role")
     supervisor = fields.Field(column_name="supervisor", attribute="roster_supervisor")
     initial_password = fields.Field(column_name="initial_password", attribute="roster_password_policy")
+    column_labels = ROSTER_COLUMN_LABELS
 
     class Meta:
         model = get_user_model()
@@ -46,7 +54,7 @@ class RosterResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelResourc
         skip_unchanged = False
 
     def before_import(self, dataset, **kwargs):
-        self._seen: dict[str, int] = {}
+        self._seen: dict[str, str] = {}
         headers = [str(h).strip() for h in (dataset.headers or [])]
         dataset.headers = headers
         missing = [c for c in ("username", "role") if c not in headers]
@@ -55,40 +63,50 @@ class RosterResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelResourc
                 f"1행(머리글): 필수 열 {', '.join(missing)}이(가) 없습니다. 열: {', '.join(ROSTER_COLUMNS)}"
             )
 
+    def before_import_row(self, row, **kwargs):
+        # The library looks the row up by this cell before we see it: it must see the name the service will.
+        row["username"] = normalize_username(row.get("username"))
+
+    def get_instance(self, instance_loader, row):
+        # Every row is a new account; whether one exists already is the service's decision (case-insensitive).
+        return None
+
     def import_instance(self, instance, row, **kwargs):
         n = row_label(kwargs["row_number"])
-        username, password = _cell(row, "username"), _cell(row, "initial_password")
-        errors = {}
-        if not username:
-            errors["username"] = f"{n} username: 사용자 이름이 비어 있습니다."
-        elif username in self._seen:
-            errors["username"] = f"{n} username: '{username}'이(가) {self._seen[username]}에도 있습니다(중복)."
-        elif instance.pk is not None:
-            errors["username"] = f"{n} username: '{username}' 사용자가 이미 있습니다(명단은 새 사용자만 만듭니다)."
-        self._seen.setdefault(username, n)
-        if password:
-            try:
-                validate_password(password, user=instance)
-            except ValidationError as exc:
-                errors["initial_password"] = f"{n} initial_password: " + " ".join(exc.messages)
-        if errors:
-            raise ValidationError(errors)
+        username = row["username"]
+        problems = portal_user_problems(
+            username=username,
+            role=_cell(row, "role"),
+            supervisor_username=_cell(row, "supervisor") or None,
+            password=_cell(row, "initial_password") or None,
+            creating=True,
+        )
+        key = username.upper()
+        if username and key in self._seen:
+            problems["username"] = [f"'{username}'이(가) {self._seen[key]}에도 있습니다(중복, 대소문자 구별 없음)."]
+        self._seen.setdefault(key, n)
+        if problems:
+            raise ValidationError(
+                {field: [f"{n} {field}: {message}" for message in messages] for field, messages in problems.items()}
+            )
         instance.username = username
         instance.roster_role, instance.roster_supervisor = _cell(row, "role"), _cell(row, "supervisor")
-        instance.roster_password_policy = "(설정됨)" if password else "(없음: 로그인 불가)"
+        instance.roster_password_policy = "(설정됨)" if _cell(row, "initial_password") else "(없음: 로그인 불가)"
 
     def save_instance(self, instance, is_create, row, **kwargs):
         n = row_label(kwargs["row_number"])
         try:
-            user = portal_user_create_or_update(
-                username=_cell(row, "username"),
+            user = portal_user_create(
+                username=row["username"],
                 role=_cell(row, "role"),
                 password=_cell(row, "initial_password") or None,
                 supervisor_username=_cell(row, "supervisor") or None,
+                by=kwargs.get("user"),
             )
-        except ServiceError as exc:
-            column = exc.field or "username"
-            raise ValidationError({column: f"{n} {column}: {exc}"}) from None
+        except PersonRefused as exc:
+            raise ValidationError(
+                {field: [f"{n} {field}: {message}" for message in messages] for field, messages in exc.problems.items()}
+            ) from None
         # the row's preview names the user but links nowhere: this admin's change pages are assignments
         instance.roster_user_id = user.pk
 

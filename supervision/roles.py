@@ -69,6 +69,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "supervision.view_turnclientstate",
         "supervision.view_supervisorcomment",
         "supervision.view_traineeassignment",
+        # assigning a trainee, or moving one to another supervisor (kept in the assignment's history)
+        "supervision.add_traineeassignment",
+        "supervision.change_traineeassignment",
         "taxonomy.view_techniquelabeldef",
         "taxonomy.view_clientstatedef",
         "taxonomy.view_stagedef",

@@ -1,13 +1,11 @@
-"""Writes outside the importer: users and their roles, a turn's words in the admin."""
+"""Writes outside the importer: a turn's words in the admin (accounts: ``supervision.people.services``)."""
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from supervision import rules
-from supervision.models import TraineeAssignment, Turn
-from supervision.roles import Role, ensure_role_groups
+from supervision.models import Turn
 from taxonomy.models import StageDef
 
 
@@ -18,41 +16,6 @@ class ServiceError(Exception):
     def __init__(self, message="", *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
-
-
-@transaction.atomic
-def portal_user_create_or_update(
-    *, username: str, role: str, password: str | None = None, supervisor_username: str | None = None
-):
-    """Creates or updates a user with exactly one portal role (idempotent).
-
-    Supervisors and staff get admin access (``is_staff``); trainees use only their own pages.
-    """
-    if role not in Role.values:
-        raise ServiceError(f"알 수 없는 역할 '{role}'입니다({', '.join(Role.values)}).", field="role")
-    groups = ensure_role_groups()
-    User = get_user_model()
-    supervisor = None
-    if supervisor_username:
-        if role != Role.TRAINEE:
-            raise ServiceError("슈퍼바이저는 수련생에게만 배정할 수 있습니다.", field="supervisor")
-        supervisor = User.objects.filter(username=supervisor_username, groups__name=Role.SUPERVISOR).first()
-        if supervisor is None:
-            raise ServiceError(f"슈퍼바이저 '{supervisor_username}'를 찾을 수 없습니다.", field="supervisor")
-    user, created = User.objects.get_or_create(username=username)
-    user.is_staff = role in (Role.SUPERVISOR, Role.STAFF)
-    if password:
-        user.set_password(password)
-    elif created:
-        user.set_unusable_password()
-    user.save()
-    user.groups.remove(*[g for name, g in groups.items() if name != role])
-    user.groups.add(groups[role])
-    if role != Role.TRAINEE:
-        TraineeAssignment.objects.filter(trainee=user).delete()
-    elif supervisor is not None:
-        TraineeAssignment.objects.update_or_create(trainee=user, defaults={"supervisor": supervisor})
-    return user
 
 
 class TurnRejected(ServiceError):

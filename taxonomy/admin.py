@@ -5,8 +5,8 @@ from django import forms
 from django.contrib import admin
 from django.db.models import Case, Value, When
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ImportExportModelAdmin
 
+from portal.tabular import PortalExportMixin, PortalImportMixin
 from taxonomy.models import ClientStateDef, LabelAlias, StageDef, TechniqueLabelDef
 from taxonomy.normalize import normalize_label
 from taxonomy.resources import LabelAliasResource
@@ -86,7 +86,7 @@ class LabelAliasForm(forms.ModelForm):
 
 
 @admin.register(LabelAlias)
-class LabelAliasAdmin(ImportExportModelAdmin):
+class LabelAliasAdmin(PortalImportMixin, PortalExportMixin, admin.ModelAdmin):
     resource_classes = (LabelAliasResource,)
     form = LabelAliasForm
     list_display = ("alias", "axis", "target_code", "seeded")

@@ -1,5 +1,7 @@
 """An upload kept between preview and confirm, and the background job that validates or writes it."""
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -50,3 +52,26 @@ class ImportJob(models.Model):
         if self.status in (self.Status.DONE, self.Status.PREVIEWED, self.Status.INVALID):
             return 100
         return int(100 * self.done / self.total) if self.total else 0
+
+
+class TableUpload(models.Model):
+    """A spreadsheet previewed on one of the admin's plain-table import screens (the roster, label aliases),
+    kept in the database until the person who previewed it confirms it. The confirm form names this row's
+    id — never a file — and only its owner, on the same screen, can take it, once."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    screen = models.CharField(
+        _("화면"), max_length=100
+    )  # the admin's "app_label.model", e.g. supervision.traineeassignment
+    input_format = models.PositiveSmallIntegerField(_("형식"))  # index into settings.IMPORT_FORMATS
+    filename = models.CharField(_("파일 이름"), max_length=255)
+    data = models.BinaryField(_("파일 내용"), editable=False)
+    created_at = models.DateTimeField(_("등록 시각"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("표 가져오기 미리보기")
+        verbose_name_plural = _("표 가져오기 미리보기")
+
+    def __str__(self) -> str:
+        return self.filename

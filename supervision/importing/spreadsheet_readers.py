@@ -7,9 +7,12 @@ whole raises ``FileRejected`` (reported as row 0, column ``file``) before a sing
 from __future__ import annotations
 
 import csv
+import io
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from django.conf import settings
 from python_calamine import CalamineWorkbook
@@ -96,8 +99,9 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
         raise FileRejected("읽을 발화가 없습니다(머리글 아래에 행이 없습니다).")
 
 
-def check_xlsx_container(path: Path) -> None:
-    """The file must be a zip holding the xlsx parts, and must not unpack to more than the limit (zip bomb)."""
+def check_xlsx_container(path: Path | BinaryIO) -> None:
+    """The file (a path, or an open binary file) must be a zip holding the xlsx parts, and must not unpack to
+    more than the limit (zip bomb)."""
     if not zipfile.is_zipfile(path):
         raise FileRejected("xlsx 파일이 아닙니다(손상되었거나 다른 형식입니다). 엑셀에서 .xlsx로 다시 저장해 주세요.")
     try:
@@ -121,7 +125,8 @@ def check_xlsx_container(path: Path) -> None:
     if unpacked > limit or unpacked / packed > settings.IMPORT_MAX_ZIP_RATIO:
         raise FileRejected(
             f"압축을 풀면 {unpacked / 1_048_576:,.0f} MB가 되는 파일이라 거부합니다"
-            f"(한도 {limit / 1_048_576:,.0f} MB, 압축률 {settings.IMPORT_MAX_ZIP_RATIO}배)."
+            f"(한도 {limit / 1_048_576:,.0f} MB: 설정 IMPORT_MAX_UNZIPPED_BYTES, "
+            f"압축률 {settings.IMPORT_MAX_ZIP_RATIO}배: 설정 IMPORT_MAX_ZIP_RATIO)."
         )
 
 
@@ -182,3 +187,49 @@ def _xlsx_rows(sheet) -> Iterator[tuple[int, dict | RowProblem]]:
         yield number, raw
     if rows == 0:
         raise FileRejected("읽을 발화가 없습니다(머리글 아래에 행이 없습니다).")
+
+
+# A worksheet row element, with or without a namespace prefix (``<row r="2">``, ``<x:row>``).
+_SHEET_ROW = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s>/]")
+
+
+def count_xlsx_rows(data: bytes, *, stop_after: int) -> int:
+    """Rows in the workbook's worksheets, counted on the decompressed XML stream without parsing it (memory
+    stays at one chunk); stops counting once past ``stop_after``. Run after ``check_xlsx_container``."""
+    rows = 0
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for member in archive.infolist():
+            if not (member.filename.startswith("xl/worksheets/") and member.filename.endswith(".xml")):
+                continue
+            tail = b""
+            with archive.open(member) as part:
+                while chunk := part.read(1 << 20):
+                    window = tail + chunk
+                    # a tag cut by the chunk boundary is counted in the next window, never twice
+                    cut = max(len(window) - 16, 0)
+                    rows += sum(1 for match in _SHEET_ROW.finditer(window) if match.start() < cut)
+                    tail = window[cut:]
+                    if rows > stop_after:
+                        return rows
+                rows += len(_SHEET_ROW.findall(tail))
+    return rows
+
+
+def count_csv_rows(data: bytes, *, stop_after: int) -> int:
+    """Data rows of a UTF-8 csv (cells may span lines), counted by the csv reader; stops once past ``stop_after``."""
+    csv.field_size_limit(max(settings.IMPORT_MAX_CELL_CHARS * 100, 131_072))
+    rows = -1  # the header
+    try:
+        reader = csv.reader(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=""))
+        for cells in reader:
+            if any(cell.strip() for cell in cells):
+                rows += 1
+                if rows > stop_after:
+                    break
+    except UnicodeDecodeError as exc:
+        raise FileRejected(
+            f"UTF-8로 읽을 수 없는 파일입니다({exc.start}번째 바이트 부근). 엑셀에서 'CSV UTF-8'로 저장해 주세요."
+        ) from None
+    except csv.Error as exc:
+        raise FileRejected(f"CSV 형식이 잘못되었습니다({exc}).") from None
+    return max(rows, 0)

@@ -109,7 +109,7 @@ def test_it_previews_then_creates_a_cohort_with_roles_supervisors_and_password_p
         ("cohort_t3,trainee,nobody_such,", "supervisor", "nobody_such"),
         ("cohort_t3,director,,", "role", "director"),
         ("cohort_t1,trainee,supervisor_a,", "username", "중복"),
-        ("trainee_b,trainee,supervisor_a,", "username", "이미 있습니다"),
+        ("trainee_b,trainee,supervisor_a,", "username", "이미 있는 사용자"),
         ("cohort_t3,supervisor,supervisor_a,", "supervisor", "수련생에게만"),
         ("cohort_t3,trainee,supervisor_a,1234", "initial_password", ""),
     ],

@@ -71,8 +71,8 @@ def test_it_rejects_personal_identifiers_in_the_text(world, client_as):
 
 
 def test_it_lets_only_the_author_change_a_comment(world, client_as, cast):
+    from supervision.people.services import portal_user_create_or_update
     from supervision.roles import Role
-    from supervision.services import portal_user_create_or_update
 
     # A second supervisor of trainee_a's sessions would need reassignment; a superuser sees all but is not the author.
     root = portal_user_create_or_update(username="root_sup", role=Role.SUPERVISOR)

@@ -4,8 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from supervision.people.services import portal_user_create_or_update
 from supervision.roles import Role
-from supervision.services import portal_user_create_or_update
 from supervision.tags import catalogue
 from supervision.tags.models import Status, TagEvidence, TraineeTag
 from supervision.tags.services import tag_contradiction_record, tag_evidence_add

@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from supervision.people.services import portal_user_create_or_update
 from supervision.roles import Role
-from supervision.services import portal_user_create_or_update
 from supervision.tags.models import Status, TagContradiction, TagEvidence, TraineeTag
 from supervision.tags.services import tag_contradiction_record, tag_evidence_add
 from supervision.tags.tests.factories import make_sessions
