@@ -203,6 +203,10 @@ class PortalImportMixin(ImportMixin):
         return TemplateResponse(request, [self.import_template_name], context, status=status)
 
     def add_success_message(self, result, request):
+        summary = getattr(self.resource_classes[0], "import_summary", None) if self.resource_classes else None
+        if summary is not None:
+            messages.success(request, summary(result))
+            return
         totals = result.totals
         messages.success(
             request,

@@ -6,6 +6,8 @@ people); exports read the admin's change list, so they carry its role scoping an
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from import_export import fields, resources
@@ -14,6 +16,7 @@ from portal.tabular import AllOrNothingMixin, FormulaSafeMixin, PortalModelResou
 from supervision.gauge.models import GaugeSnapshot
 from supervision.models import SupervisorComment
 from supervision.people.services import PersonRefused, normalize_username, portal_user_create, portal_user_problems
+from supervision.roles import Role
 from supervision.tags.models import TraineeTag
 
 ROSTER_COLUMNS = ("username", "role", "supervisor", "initial_password")
@@ -52,6 +55,13 @@ class RosterResource(AllOrNothingMixin, FormulaSafeMixin, resources.ModelResourc
         fields = ("username", "role", "supervisor", "initial_password")
         import_id_fields = ("username",)
         skip_unchanged = False
+
+    @staticmethod
+    def import_summary(result) -> str:
+        """The confirm step's message: people made, by role (a new supervisor is not an assignment)."""
+        made = Counter(getattr(row.instance, "roster_role", "") for row in result.valid_rows())
+        by_role = ", ".join(f"{Role(role).label} {made[role]}명" for role in Role.values if made[role])
+        return f"가져오기를 마쳤습니다: 사용자 {sum(made.values())}명을 만들었습니다({by_role})."
 
     def before_import(self, dataset, **kwargs):
         self._seen: dict[str, str] = {}
