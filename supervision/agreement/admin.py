@@ -224,7 +224,12 @@ class AnnotationRunAdmin(admin.ModelAdmin):
 
     def report_view(self, request, run_id: int):
         run = self._run(request, run_id)
-        figures = services.score_run(run, user=request.user)
+        versions = list(selectors.rater_versions(run, request.user))
+        # the golden labels of every session the page scores are read once, and only on a cache miss
+        reads = services.SharedReads(request.user)
+        for scored in {run, *versions, *services.alpha_runs(request.user)}:
+            reads.need(selectors.run_session_ids(scored))
+        figures = services.score_run(run, user=request.user, reads=reads)
         axes = figures["axes"]
         turn_links = self._turn_links(request, [m["utterance_id"] for m in figures["safety"]["missed"]])
         missed = [
@@ -260,10 +265,11 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             }
             for axis in ("stage", "dialog_act")
         ]
-        versions = list(selectors.rater_versions(run, request.user))
         trend = []
         for version in versions:
-            version_figures = figures if version.pk == run.pk else services.score_run(version, user=request.user)
+            version_figures = (
+                figures if version.pk == run.pk else services.score_run(version, user=request.user, reads=reads)
+            )
             va = version_figures["axes"]
             trend.append(
                 {
@@ -280,7 +286,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                     "safety": version_figures["safety"]["recall"],
                 }
             )
-        alpha = services.alpha_across_sources(user=request.user)
+        alpha = services.alpha_across_sources(user=request.user, reads=reads)
         context = self._context(
             request,
             _("일치도 보고서: %(rater)s #%(id)s") % {"rater": run.rater, "id": run.pk},

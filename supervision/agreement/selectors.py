@@ -35,6 +35,16 @@ class TurnTable:
     acts: dict[int, str | None] = field(default_factory=dict)
     by_name: dict[str, int] = field(default_factory=dict)
 
+    def of_sessions(self, session_ids: Collection[int]) -> TurnTable:
+        """The same table narrowed to the turns of these sessions."""
+        keep = {pk for pk, session in self.sessions.items() if session in session_ids}
+        narrowed = TurnTable()
+        for name in ("names", "order", "sessions", "speakers", "stages", "acts"):
+            column = getattr(self, name)
+            setattr(narrowed, name, {pk: column[pk] for pk in keep if pk in column})
+        narrowed.by_name = {name: pk for name, pk in self.by_name.items() if pk in keep}
+        return narrowed
+
 
 @dataclass(frozen=True)
 class QueueTurn:

@@ -36,6 +36,38 @@ def _restricted(ratings: Ratings, turns: Collection[int]) -> Ratings:
     return Ratings(**{axis: {t: v for t, v in ratings.axis(axis).items() if t in turns} for axis in AXES})
 
 
+class SharedReads:
+    """One page's reads, shared by everything it scores: the golden labels of all the sessions the page needs,
+    read once (the report page scored the run, each of the rater's versions and α, each reading the golden
+    labels again: 3–5 s first view for a run of 100,000 turns), and each saved run's answers, read once.
+    Nothing is read until a figure is not found in the cache. ``need`` every session the page may score first."""
+
+    def __init__(self, user=None) -> None:
+        self.user = user
+        self._needed: set[int] = set()
+        self._golden: tuple[Ratings, selectors.TurnTable] | None = None
+        self._runs: dict[int, Ratings] = {}
+
+    def need(self, session_ids: Collection[int]) -> None:
+        self._needed |= set(session_ids)
+
+    def golden(self, session_ids: Collection[int]) -> tuple[Ratings, selectors.TurnTable]:
+        wanted = set(session_ids)
+        if self._golden is None or not wanted <= self._needed:
+            self._needed |= wanted
+            self._golden = selectors.golden_ratings(self._needed, self.user)
+        golden, table = self._golden
+        if wanted == self._needed:
+            return golden, table
+        narrowed = table.of_sessions(wanted)
+        return _restricted(golden, narrowed.names), narrowed
+
+    def run(self, run: AnnotationRun) -> Ratings:
+        if run.pk not in self._runs:
+            self._runs[run.pk] = selectors.run_ratings(run, self.user)
+        return self._runs[run.pk]
+
+
 def score_ratings(
     ratings: Ratings,
     session_ids: Collection[int],
@@ -44,15 +76,22 @@ def score_ratings(
     against: AnnotationRun | None = None,
     user=None,
     turns: selectors.TurnTable | None = None,
+    reads: SharedReads | None = None,
 ) -> dict:
     """The §7 JSON of ``ratings`` against the golden labels, or against a saved run of another rater,
     over the turns both rated that ``user`` may see (``None``: all). ``turns``: the sessions' turns
-    when the caller read them already (a run file's reader did)."""
+    when the caller read them already (a run file's reader did); ``reads``: a page's shared reads."""
     if against is not None:
         extra = selectors.run_session_ids(against) - set(session_ids)
         session_ids, turns = set(session_ids) | extra, turns if not extra else None
-    golden, index = selectors.golden_ratings(session_ids, user, turns=turns)
-    reference = golden if against is None else _restricted(selectors.run_ratings(against, user), index.names)
+    if reads is not None:
+        golden, index = reads.golden(session_ids)
+    else:
+        golden, index = selectors.golden_ratings(session_ids, user, turns=turns)
+    against_ratings = None
+    if against is not None:
+        against_ratings = reads.run(against) if reads is not None else selectors.run_ratings(against, user)
+    reference = golden if against is None else _restricted(against_ratings, index.names)
     figures = agreement(reference, _restricted(ratings, index.names), names=index.names, order=index.order)
     return {"rater": rater, "against": GOLDEN if against is None else against.rater, **figures}
 
@@ -64,13 +103,16 @@ _FIGURES_CACHE_SECONDS = 7 * 24 * 3600
 _FIGURES_CACHE_FORMAT = 1  # raise it when the figures change shape or meaning
 
 
-def score_run(run: AnnotationRun, *, user=None, against: AnnotationRun | None = None) -> dict:
+def score_run(
+    run: AnnotationRun, *, user=None, against: AnnotationRun | None = None, reads: SharedReads | None = None
+) -> dict:
     sessions = selectors.run_session_ids(run)
     runs = [run] if against is None else [run, against]
     key = _figures_key("run", runs, sessions | (selectors.run_session_ids(against) if against else set()), user)
     figures = cache.get(key) if key else None
     if figures is None:
-        figures = score_ratings(selectors.run_ratings(run, user), sessions, rater=run.rater, against=against, user=user)
+        ratings = reads.run(run) if reads is not None else selectors.run_ratings(run, user)
+        figures = score_ratings(ratings, sessions, rater=run.rater, against=against, user=user, reads=reads)
         if key:
             cache.set(key, figures, _FIGURES_CACHE_SECONDS)
     return figures
@@ -102,10 +144,17 @@ def score_against_rater(rater: str) -> AnnotationRun:
     return run
 
 
-def alpha_across_sources(*, user=None, extra: tuple[str, RunFile] | None = None) -> dict:
+def alpha_runs(user=None) -> list[AnnotationRun]:
+    """The runs α is computed across: each rater's newest."""
+    return selectors.latest_runs_per_rater(user)
+
+
+def alpha_across_sources(
+    *, user=None, extra: tuple[str, RunFile] | None = None, reads: SharedReads | None = None
+) -> dict:
     """Krippendorff's α per axis across the golden set and the newest run of each rater (plus ``extra``,
     a run being scored but not saved, which then stands in for its rater's saved one)."""
-    runs = [run for run in selectors.latest_runs_per_rater(user) if extra is None or run.rater != extra[0]]
+    runs = [run for run in alpha_runs(user) if extra is None or run.rater != extra[0]]
     sessions: set[int] = set(extra[1].session_ids) if extra else set()
     for run in runs:
         sessions |= selectors.run_session_ids(run)
@@ -113,8 +162,12 @@ def alpha_across_sources(*, user=None, extra: tuple[str, RunFile] | None = None)
     kept = cache.get(key) if key else None
     if kept is not None:
         return kept
-    golden, index = selectors.golden_ratings(sessions, user, turns=extra[1].turns if extra and not runs else None)
-    sources = [golden] + [_restricted(selectors.run_ratings(run, user), index.names) for run in runs]
+    if reads is not None and extra is None:
+        golden, index = reads.golden(sessions)
+        sources = [golden] + [_restricted(reads.run(run), index.names) for run in runs]
+    else:
+        golden, index = selectors.golden_ratings(sessions, user, turns=extra[1].turns if extra and not runs else None)
+        sources = [golden] + [_restricted(selectors.run_ratings(run, user), index.names) for run in runs]
     names = [GOLDEN] + [run.rater for run in runs]
     if extra is not None:
         sources.append(_restricted(extra[1].ratings, index.names))

@@ -209,6 +209,28 @@ def test_the_report_reads_the_golden_labels_again_only_after_a_write(cast, run):
     assert [q for q in after.captured_queries if '"turn_technique"' in q["sql"]]
 
 
+def test_the_reports_first_view_reads_the_golden_labels_and_each_runs_answers_once(cast, run):
+    """The run, its rater's other version and α share one read of the golden labels (they read them three
+    times: 3-5 s first view at 100,000 turns) and one read of each run's answers; the figures are those of
+    the separate computations (the API's, which scores the run alone)."""
+    other = saved_run(run_lines("AG01"), rater="eval-ai-3")
+    client = client_for(cast.supervisor_a)
+    with CaptureQueriesContext(connection) as first:
+        page = client.get(f"/admin/agreement/annotationrun/{run.pk}/report/")
+    assert page.status_code == 200
+    golden_reads = [q for q in first.captured_queries if '"turn_technique"' in q["sql"]]
+    assert len(golden_reads) == 1, [q["sql"][:200] for q in golden_reads]
+    answer_reads = [
+        q for q in first.captured_queries if 'FROM "annotation_run_turn"' in q["sql"] and '"client_states"' in q["sql"]
+    ]
+    assert len(answer_reads) == len({run.pk, other.pk}), [q["sql"][:200] for q in answer_reads]
+    from django.core.cache import cache
+
+    cache.clear()
+    alone = client.get(f"/api/v1/annotation-runs/{run.pk}/agreement/").json()
+    assert page.context["figures"] == alone
+
+
 def test_the_queue_shows_the_words_in_a_constant_number_of_queries(cast, golden):
     client = client_for(cast.supervisor_a)
     few = saved_run(run_lines("AG01")[:1], rater="few")
