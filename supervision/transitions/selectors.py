@@ -8,15 +8,20 @@ Neither holds every turn in memory. ``tests/test_counting_sql.py`` proves the tw
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Collection, Iterator
 
-from django.db import connection
-from django.db.models import QuerySet
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.db.models import BigIntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
+from supervision.gauge.models import SessionRevision
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.roles import is_supervisor, sees_everything, trainee_filter
 from taxonomy import catalogue
+from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
 from . import counting
 from .models import PersonaRun
@@ -37,41 +42,73 @@ def golden_sessions(*, user=None, trainees: Collection[str] = ()) -> QuerySet[Se
 
 
 def golden_counts(*, by: str, user=None, trainees: Collection[str] = ()) -> tuple[Counter, int]:
-    """The triple counts over the golden sessions in view, and how many sessions those are."""
+    """The triple counts over the golden sessions in view, and how many sessions those are.
+
+    On PostgreSQL the counts are kept in the cache under the state of the sessions they were counted over
+    (``_sessions_state``): every turn or label write gives its session a new revision mark, so a kept table is
+    used only while nothing it counted has changed. Counting 500,000 turns takes seconds; the persona scoring
+    and the supervisors' page read the same table again and again.
+    """
     sessions = golden_sessions(user=user, trainees=trainees)
-    total = sessions.count()
-    if not total:
+    if connection.vendor != "postgresql":
+        total = sessions.count()
+        return (counting.count_sessions(_streamed_sessions(sessions), by)[0] if total else Counter()), total
+    ids, state = _sessions_state(sessions)
+    if not ids:
         return Counter(), 0
-    if connection.vendor == "postgresql":
-        return _counts_sql(sessions, by), total
-    return counting.count_sessions(_streamed_sessions(sessions), by)[0], total
+    key = f"transitions:counts:{COUNTS_CACHE_FORMAT}:{by}:{connection.settings_dict['NAME']}:{state}"
+    kept = cache.get(key)
+    if kept is not None:
+        return counting.counts_from_json(kept), len(ids)
+    counts = _counts_sql(ids, by)
+    cache.set(key, counting.counts_to_json(counts), COUNTS_CACHE_SECONDS)
+    return counts, len(ids)
+
+
+COUNTS_CACHE_SECONDS = 7 * 24 * 3600
+COUNTS_CACHE_FORMAT = 1  # raise it when the rule or the kept shape changes
+
+
+def _sessions_state(sessions: QuerySet[Session]) -> tuple[list[int], str]:
+    """The sessions' ids and a digest of (id, creation time, revision mark) of each, in one query. The mark
+    changes with every write to the session's turns or labels (PostgreSQL triggers, ``gauge.SessionRevision``);
+    the creation time tells a session from one of another (test) database that reused its id."""
+    mark = SessionRevision.objects.filter(session_id=OuterRef("pk")).values("revision")[:1]
+    rows = list(
+        sessions.annotate(mark=Coalesce(Subquery(mark, output_field=BigIntegerField()), Value(0)))
+        .order_by("pk")
+        .values_list("pk", "created_at", "mark")
+    )
+    digest = hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
+    return [pk for pk, _created, _mark in rows], digest
 
 
 # The running count of labelled client turns up to each turn of a session numbers the gaps between them: the
 # counselor turns with count k lie between the k-th and the (k+1)-th labelled client turn, so the move of the
-# pair (k, k+1) is their techniques (their categories, or the codes), once each.
+# pair (k, k+1) is their techniques (as categories, or the codes), once each. Labels travel as small integers
+# (the label ids, and a number per category) and become codes afterwards: grouping and sorting on them is
+# cheaper than on text.
 _TRIPLES_SQL = """
 WITH scoped AS (
-    SELECT t.id, t.session_id, t.speaker,
+    SELECT t.id, t.session_id, t.speaker = %(client)s AS is_client,
            SUM(CASE WHEN t.speaker = %(client)s
                      AND EXISTS (SELECT 1 FROM turn_client_state x WHERE x.turn_id = t.id) THEN 1 ELSE 0 END)
                OVER (PARTITION BY t.session_id ORDER BY t.seq ROWS UNBOUNDED PRECEDING) AS k
       FROM turns t
-     WHERE t.session_id IN ({sessions})
+     WHERE t.session_id = ANY(%(sessions)s)
 ),
 moves AS (
-    SELECT DISTINCT n.session_id, n.k, {move} AS move
+    SELECT DISTINCT n.session_id, n.k, mv.move
       FROM scoped n
       JOIN turn_technique tt ON tt.turn_id = n.id
-      JOIN technique_label_def d ON d.id = tt.label_id
-     WHERE n.speaker = %(counselor)s AND n.k > 0
+      JOIN unnest(%(technique_ids)s::int[], %(moves)s::int[]) AS mv(label_id, move) ON mv.label_id = tt.label_id
+     WHERE NOT n.is_client AND n.k > 0
 ),
 states AS (
-    SELECT n.session_id, n.k, d.code AS state
+    SELECT n.session_id, n.k, x.label_id AS state
       FROM scoped n
       JOIN turn_client_state x ON x.turn_id = n.id
-      JOIN client_state_def d ON d.id = x.label_id
-     WHERE n.speaker = %(client)s
+     WHERE n.is_client
 )
 SELECT p.state, m.move, c.state, COUNT(*)
   FROM moves m
@@ -81,15 +118,25 @@ SELECT p.state, m.move, c.state, COUNT(*)
 """
 
 
-def _counts_sql(sessions: QuerySet[Session], by: str) -> Counter:
-    inner, inner_params = sessions.values("pk").query.sql_with_params()
-    # The session filter's own parameters are positional; the statement's are named: bind them all by name.
-    named = {f"s{i}": value for i, value in enumerate(inner_params)}
-    inner = inner % tuple(f"%({name})s" for name in named)
-    sql = _TRIPLES_SQL.format(sessions=inner, move="d.category" if by == counting.BY_CATEGORY else "d.code")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, {"client": catalogue.CLIENT, "counselor": catalogue.COUNSELOR, **named})
-        return Counter({(state, step, nxt): n for state, step, nxt, n in cursor.fetchall()})
+def _counts_sql(session_ids: list[int], by: str) -> Counter:
+    techniques = list(TechniqueLabelDef.objects.values_list("id", "code", "category"))
+    names = sorted({code if by == counting.BY_TECHNIQUE else category for _pk, code, category in techniques})
+    number = {name: i for i, name in enumerate(names)}
+    moves = [number[code if by == counting.BY_TECHNIQUE else category] for _pk, code, category in techniques]
+    states = dict(ClientStateDef.objects.values_list("id", "code"))
+    params = {
+        "client": catalogue.CLIENT,
+        "sessions": session_ids,
+        "technique_ids": [pk for pk, _code, _category in techniques],
+        "moves": moves,
+    }
+    with transaction.atomic(), connection.cursor() as cursor:
+        # The planner cannot see through the window's running count and guesses a few hundred rows: it then
+        # compiled the statement (JIT, a second of 5) and sorted on disk. Both settings end with the transaction.
+        cursor.execute("SET LOCAL jit = off")
+        cursor.execute("SET LOCAL work_mem = '64MB'")
+        cursor.execute(_TRIPLES_SQL, params)
+        return Counter({(states[p], names[m], states[c]): n for p, m, c, n in cursor.fetchall()})
 
 
 def _streamed_sessions(sessions: QuerySet[Session]) -> Iterator[list[counting.TurnLabels]]:

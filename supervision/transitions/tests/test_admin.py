@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from supervision.models import Session, Turn
 from supervision.testing import import_lines
+from supervision.transitions import services
 from supervision.transitions.models import PersonaRun
 from supervision.transitions.tests.conftest import persona_lines, spec_lines
 from supervision.transitions.tests.factories import saved_persona_run
@@ -129,15 +129,37 @@ def test_the_run_list_links_the_table_and_offers_upload_to_staff_only(hand_made,
     assert UPLOAD in staff and UPLOAD not in supervisor
 
 
-@pytest.mark.parametrize("sessions", [1, 4])
-def test_the_table_page_reads_in_constant_queries(cast, django_assert_num_queries, sessions):
-    for i in range(sessions):
-        import_lines(
-            spec_lines(f"QC{i:02d}", [("K", ["defensive"]), ("C", ["empathy"]), ("K", ["defensive"])]),
-            trainee="trainee_a",
-        )
+def test_the_table_page_reads_in_constant_queries(cast):
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     client = client_for(cast.supervisor_a)
     client.get(TABLE)  # the first request warms the session and content types
-    with django_assert_num_queries(7):
-        response = client.get(TABLE)
-    assert f"회기 {sessions}개" in response.content.decode()
+    counted = []
+    for first, last in ((0, 1), (1, 4)):
+        for i in range(first, last):
+            lines = spec_lines(f"QC{i:02d}", [("K", ["defensive"]), ("C", ["empathy"]), ("K", ["defensive"])])
+            import_lines(lines, trainee="trainee_a")
+        cache.clear()
+        for _ in ("counted", "kept"):
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(TABLE)
+            assert f"회기 {last}개 · 전이 {last}건" in response.content.decode()
+            counted.append(len(queries))
+    cold, warm = counted[0], counted[1]
+    assert counted == [cold, warm, cold, warm] and warm < cold
+
+
+def test_a_label_edit_shows_in_the_table_at_once(hand_made, cast):
+    from supervision.labelling import turn_labels_update
+
+    assert services.transition_table()["transitions"] == 6  # counted, and kept
+    turn = Turn.objects.get(utterance_id="TB01-K-003")
+    turn_labels_update(
+        turn=turn, changed_by=cast.supervisor_b, via="admin", client_states=["defense_loosening", "affect_contact"]
+    )
+    table = services.transition_table()
+    assert table["transitions"] == 7
+    context = next(c for c in table["contexts"] if (c["state"], c["move"]) == ("involuntary", "RELATIONAL"))
+    assert context["next"] == {"affect_contact": 1, "defense_loosening": 1}
