@@ -21,7 +21,7 @@ from supervision.importing.cross_row import SessionChecks
 from supervision.importing.parse import RowParser
 from supervision.importing.readers import FileRejected, RowProblem, read_jsonl
 from supervision.importing.records import RowError
-from taxonomy import lookup
+from taxonomy import catalogue, lookup
 from taxonomy.lookup import LabelIndex
 
 from . import counting
@@ -66,12 +66,13 @@ def read_persona_rows(rows: Iterable[tuple[int, dict | RowProblem]]) -> PersonaF
     reader = _LineReader(RowParser(LabelIndex.load()))
     checks = SessionChecks()
     first_row: dict[str, int] = {}
+    positions: list[tuple[int, str, int]] = []
     try:
         for row, raw in rows:
             if isinstance(raw, RowProblem):
                 result.errors.append(RowError(row, raw.column, raw.message))
                 continue
-            line = reader.read(row, raw, result.errors)
+            line = reader.quick(raw) or reader.read(row, raw, result.errors)
             if line is None:
                 continue
             utterance_id, session, seq, speaker, techniques, states = line
@@ -84,11 +85,12 @@ def read_persona_rows(rows: Iterable[tuple[int, dict | RowProblem]]) -> PersonaF
                 continue
             first_row[utterance_id] = row
             if seq >= 0 and session:
-                checks.add_positions([(row, session, seq)])
+                positions.append((row, session, seq))
             if speaker:
                 result.sessions.setdefault(session, []).append((seq, speaker, techniques, states))
     except FileRejected as exc:
         return PersonaFile(errors=[RowError(0, "file", str(exc))])
+    checks.add_positions(positions)
     result.errors += checks.errors()
     result.errors.sort(key=lambda e: (e.row, e.column))
     if result.errors:
@@ -110,6 +112,64 @@ class _LineReader:
         self.parser = parser
         self.speakers: dict[object, str | None] = {}
         self.good_sessions: set[str] = set()
+        self.label_cells: dict[tuple, tuple[str, ...] | None] = {}
+
+    def quick(self, raw: dict) -> tuple | None:
+        """``read``'s answer for the common line — plain values that turn out valid — with each distinct
+        speaker, session and label cell checked once per file; ``None`` for anything else, which ``read`` then
+        checks (and reports) field by field. It accepts only what ``read`` accepts."""
+        max_chars = self.parser.max_chars
+        for value in raw.values():
+            if type(value) is str and len(value) > max_chars:
+                return None
+        utterance_id, seq, speaker_raw = raw.get("utterance_id"), raw.get("seq"), raw.get("speaker")
+        if type(utterance_id) is not str or type(seq) is not int or type(speaker_raw) is not str:
+            return None
+        if not 0 <= seq <= 10_000_000:
+            return None
+        speaker = self.speakers.get(speaker_raw)
+        if speaker is None:
+            return None
+        match = rules.UTTERANCE_ID.fullmatch(utterance_id)
+        if match is None or match["letter"] != catalogue.SPEAKER_LETTERS[speaker]:
+            return None
+        session = raw.get("session")
+        if session is None or session == "":
+            session = match["session"]
+        elif session != match["session"]:
+            return None
+        if session not in self.good_sessions:
+            return None
+        techniques = self._known(raw, "techniques")
+        states = self._known(raw, "client_states")
+        if techniques is None or states is None:
+            return None
+        if (techniques and speaker != catalogue.COUNSELOR) or (states and speaker != catalogue.CLIENT):
+            return None
+        text = raw.get("text")
+        if text is not None and (type(text) is not str or "\x00" in text or rules.personal_identifier_problem(text)):
+            return None
+        return utterance_id, session, seq, speaker, techniques, states
+
+    def _known(self, raw: dict, column: str) -> tuple[str, ...] | None:
+        """A label cell's codes when every item is known (``()`` when absent), else ``None``."""
+        cell = raw.get(column)
+        if cell is None:
+            return ()
+        if type(cell) is not list:
+            return None
+        try:
+            key = (column, tuple(cell))
+            codes = self.label_cells.get(key, False)
+        except TypeError:  # an unhashable item: read() reports it
+            return None
+        if codes is False:
+            problems: list[tuple[str, str]] = []
+            found = tuple(self.parser.labels(raw, column, _collect(problems)))
+            codes = None if problems else found
+            if len(self.label_cells) < 100_000:
+                self.label_cells[key] = codes
+        return codes
 
     def read(self, row: int, raw: dict, errors: list[RowError]) -> tuple | None:
         """``(utterance_id, session, seq, speaker, techniques, client_states)``; ``None`` with the line's errors

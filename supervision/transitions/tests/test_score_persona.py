@@ -248,3 +248,21 @@ def test_persona_lines_never_become_transcripts(hand_made, persona_file, cast, c
     gauge = io.StringIO()
     call_command("compute_gauges", stdout=gauge)
     assert json.loads(gauge.getvalue().strip().splitlines()[-1])["turns"] == Turn.objects.count()
+
+
+def test_the_quick_path_reads_a_file_as_the_field_by_field_path_does(db, taxonomy_tables, monkeypatch):
+    import random
+
+    from supervision.transitions import reading
+    from supervision.transitions.tests.test_counting_sql import random_spec
+
+    rng = random.Random(5)
+    lines = [line for i in range(20) for line in persona_lines(f"QP{i:02d}", random_spec(rng, 30))]
+    lines[40] = {**lines[40], "session": "QP01 "}  # read as QP01 (the value is stripped)
+    # The same id again with a newline ("$" matches before one): stripped, a duplicate of row 8.
+    lines.append({**lines[7], "utterance_id": lines[7]["utterance_id"] + "\n"})
+    quick = reading.read_persona_rows(enumerate(lines, start=1))
+    monkeypatch.setattr(reading._LineReader, "quick", lambda self, raw: None)
+    slow = reading.read_persona_rows(enumerate(lines, start=1))
+    assert quick.errors == slow.errors and quick.sessions == slow.sessions
+    assert [(e.row, e.column) for e in quick.errors] == [(601, "utterance_id")]
