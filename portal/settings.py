@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "supervision.safety",
     "supervision.agreement",
     "supervision.people",
+    "supervision.transitions",
 ]
 
 MIDDLEWARE = [

@@ -57,6 +57,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "agreement.view_adjudicationdecision",
         "agreement.add_adjudicationdecision",
         "supervision.view_labelchange",
+        "transitions.view_personarun",
     ),
     Role.STAFF: (
         "supervision.view_session",
@@ -90,6 +91,8 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "agreement.add_annotationrun",
         "agreement.view_adjudicationdecision",
         "supervision.view_labelchange",
+        "transitions.view_personarun",
+        "transitions.add_personarun",
         # Log-in locks (django-axes): see them and lift them.
         "axes.view_accessattempt",
         "axes.delete_accessattempt",

@@ -9,6 +9,7 @@ from supervision.api import views
 from supervision.gauge.api import GaugeSnapshotList
 from supervision.safety import api as safety_api
 from supervision.tags import api as tags_api
+from supervision.transitions import api as transitions_api
 
 app_name = "api"
 
@@ -16,6 +17,7 @@ router = SimpleRouter()
 router.register("sessions", views.SessionViewSet, basename="session")
 router.register("comments", views.CommentViewSet, basename="comment")
 router.register("annotation-runs", AnnotationRunViewSet, basename="annotation-run")
+router.register("persona-runs", transitions_api.PersonaRunViewSet, basename="persona-run")
 
 urlpatterns = [
     path("auth/token/", views.TokenView.as_view(), name="auth-token"),
@@ -35,5 +37,6 @@ urlpatterns = [
     ),
     path("safety-events/", safety_api.SafetyEventList.as_view(), name="safety-event-list"),
     path("safety-events/<int:event_id>/review/", safety_api.SafetyEventReview.as_view(), name="safety-event-review"),
+    path("transitions/", transitions_api.TransitionTableView.as_view(), name="transitions"),
     *router.urls,
 ]

@@ -338,6 +338,10 @@ class RowParser:
     def string(self, raw: Mapping, column: str, error) -> str:
         return self._string(raw, column, error)
 
+    def seq(self, raw: Mapping, error) -> int:
+        """The 0-based position, or -1 after reporting why it is not one."""
+        return self._seq(raw.get("seq"), error)
+
     @staticmethod
     def _string(raw: Mapping, column: str, error) -> str:
         value = raw.get(column)

@@ -11,6 +11,7 @@ from supervision.agreement.tests.factories import saved_run
 from supervision.api.tests.factories import add_comments, add_disclosure
 from supervision.tags.services import tag_evidence_add
 from supervision.testing import import_session
+from supervision.transitions.tests.factories import saved_persona_run
 
 ROLES = ("anonymous", "trainee_a", "trainee_b", "supervisor_a", "supervisor_b", "staff")
 
@@ -45,6 +46,15 @@ def world(cast):
         "run_a": saved_run(
             [{"utterance_id": t.utterance_id, "stage": "탐색"} for t in session_a.turns.order_by("seq")],
             rater="eval-ai-world",
+        ),
+        # A persona engine's simulated session, scored against the golden table.
+        "persona_run": saved_persona_run(
+            [
+                {"utterance_id": "PW01-K-001", "seq": 0, "speaker": "client", "client_states": ["defensive"]},
+                {"utterance_id": "PW01-C-001", "seq": 1, "speaker": "counselor", "techniques": ["empathy"]},
+                {"utterance_id": "PW01-K-002", "seq": 2, "speaker": "client", "client_states": ["affect_contact"]},
+            ],
+            rater="persona-world",
         ),
     }
     tag_evidence_add(

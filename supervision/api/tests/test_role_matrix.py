@@ -88,6 +88,10 @@ MATRIX = (
     # supervisor_b's trainees' turns does not exist for them.
     Row("api:annotation-run-list", "get", (403, 403, 403, 200, 200, 200)),
     Row("api:annotation-run-agreement", "get", (403, 403, 403, 200, 404, 200), {"pk": "@run_a"}),
+    # The persona answer key (CONTRACT §10): supervisors (over their trainees' sessions) and staff; trainees 403.
+    Row("api:transitions", "get", (403, 403, 403, 200, 200, 200)),
+    Row("api:persona-run-list", "get", (403, 403, 403, 200, 200, 200)),
+    Row("api:persona-run-detail", "get", (403, 403, 403, 200, 200, 200), {"pk": "@persona_run"}),
     Row("api-schema", "get", EVERYONE),
     Row("api-docs", "get", (302, 200, 200, 200, 200, 200)),
 )
@@ -193,6 +197,7 @@ PAGES = (
     Row("admin:safety_safetyreview_changelist", "get", ADMIN_BOTH),
     Row("admin:agreement_annotationrun_changelist", "get", ADMIN_BOTH),
     Row("admin:agreement_adjudicationdecision_changelist", "get", ADMIN_BOTH),
+    Row("admin:transitions_personarun_changelist", "get", ADMIN_BOTH),
 )
 
 
