@@ -154,6 +154,7 @@ class PortalImportMixin(ImportMixin):
             input_format=int(import_form.cleaned_data["format"]),
             filename=upload.name,
             data=upload.read(),
+            resource_index=self.get_resource_index(import_form),
         )
         return {
             "import_file_name": str(kept.pk),
@@ -175,7 +176,8 @@ class PortalImportMixin(ImportMixin):
             )
         except UploadRefused as exc:
             return self._import_page(request, status=400, refused=str(exc))
-        # the format is the one previewed, never the form's; the limits held at the preview and still hold
+        # the format and resource are the ones previewed, never the form's; the limits held at the preview
+        confirm_form.cleaned_data["resource"] = str(upload.resource_index)
         input_format = settings.IMPORT_FORMATS[upload.input_format](encoding=self.from_encoding)
         data = bytes(upload.data)
         dataset = input_format.create_dataset(data if input_format.is_binary() else data.decode(self.from_encoding))

@@ -65,6 +65,7 @@ class TableUpload(models.Model):
         _("화면"), max_length=100
     )  # the admin's "app_label.model", e.g. supervision.traineeassignment
     input_format = models.PositiveSmallIntegerField(_("형식"))  # index into settings.IMPORT_FORMATS
+    resource_index = models.PositiveSmallIntegerField(_("자료 종류"), default=0)  # the screen's resource classes
     filename = models.CharField(_("파일 이름"), max_length=255)
     data = models.BinaryField(_("파일 내용"), editable=False)
     created_at = models.DateTimeField(_("등록 시각"), auto_now_add=True, db_index=True)

@@ -58,11 +58,18 @@ def table_file_problem(data: bytes, *, binary_format: bool) -> str | None:
 
 
 @transaction.atomic
-def table_upload_keep(*, owner, screen: str, input_format: int, filename: str, data: bytes) -> TableUpload:
+def table_upload_keep(
+    *, owner, screen: str, input_format: int, filename: str, data: bytes, resource_index: int = 0
+) -> TableUpload:
     """Keeps a previewed upload for its owner's confirm step (and forgets everyone's stale previews)."""
     TableUpload.objects.filter(created_at__lt=timezone.now() - TABLE_UPLOAD_LIFETIME).delete()
     return TableUpload.objects.create(
-        owner=owner, screen=screen, input_format=input_format, filename=filename[:255], data=data
+        owner=owner,
+        screen=screen,
+        input_format=input_format,
+        resource_index=resource_index,
+        filename=filename[:255],
+        data=data,
     )
 
 

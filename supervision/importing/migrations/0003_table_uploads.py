@@ -20,6 +20,7 @@ class Migration(migrations.Migration):
                 ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
                 ('screen', models.CharField(max_length=100, verbose_name='화면')),
                 ('input_format', models.PositiveSmallIntegerField(verbose_name='형식')),
+                ('resource_index', models.PositiveSmallIntegerField(default=0, verbose_name='자료 종류')),
                 ('filename', models.CharField(max_length=255, verbose_name='파일 이름')),
                 ('data', models.BinaryField(verbose_name='파일 내용')),
                 ('created_at', models.DateTimeField(auto_now_add=True, db_index=True, verbose_name='등록 시각')),

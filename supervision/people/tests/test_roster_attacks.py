@@ -156,7 +156,7 @@ def test_it_refuses_a_foreign_or_reused_preview(cast, staff):
     assert stolen.status_code in (200, 400) and "파일을 다시 올려" in stolen.content.decode()
     assert not User.objects.filter(username="cohort_x").exists()
 
-    done = staff.confirm(preview)
+    done = staff.confirm(preview, resource="9", format="7")  # edited hidden fields are not trusted either
     assert done.status_code == 302 and User.objects.filter(username="cohort_x").exists()
     again = staff.confirm(preview)
     assert again.status_code in (200, 400) and "파일을 다시 올려" in again.content.decode()
