@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from supervision import rules
+from supervision.importing.columns import COMMENT_COLUMNS, COMMENT_FIELD_COLUMNS
 from supervision.importing.records import CommentRecord, RowError, TurnRecord
 from taxonomy import catalogue, lookup
 from taxonomy.lookup import LabelIndex
@@ -151,14 +152,14 @@ class RowParser:
             cell = get(kind)
             if not cell or cell.isspace():
                 continue
-            if "\x00" in cell:
-                return None
+            if "\x00" in cell or any(column in raw for column in COMMENT_COLUMNS):
+                return None  # the optional author/deviation columns are read by parse()
             for line in cell.splitlines():
                 line = line.strip()
                 if line:
                     if rules.personal_identifier_problem(line):
                         return None
-                    comments.append(CommentRecord(kind, line, "supervisor", {}))
+                    comments.append(CommentRecord(kind, line, "supervisor", {}, given=frozenset()))
 
         trainee = get("trainee")
         if trainee and not trainee.isspace():
@@ -422,13 +423,31 @@ class RowParser:
                     comment = self._comment(position, item, error)
                     if comment is not None:
                         comments.append(comment)
-        for kind in ("rationale", "critique"):
+        for kind, names in COMMENT_FIELD_COLUMNS.items():
             cell = raw.get(kind)
             if _blank(cell):
                 continue
-            for line in self._string(raw, kind, error).splitlines():
-                if line.strip():
-                    comments.append(CommentRecord(kind, line.strip(), "supervisor", {}))
+            lines = [line.strip() for line in self._string(raw, kind, error).splitlines() if line.strip()]
+            # The optional columns beside it, line for line; a column the file has is what the file says
+            # (``given``), a column it lacks leaves a stored comment's field as it is.
+            given = frozenset(name for name in names if f"{kind}_{name}" in raw)
+            aligned = {
+                name: [part.strip() for part in self._string(raw, f"{kind}_{name}", error).split("\n")]
+                for name in given
+            }
+            for position, line in enumerate(lines):
+                values = {name: (parts[position] if position < len(parts) else "") for name, parts in aligned.items()}
+                author = values.pop("author", "") or "supervisor"
+                deviation = {key: value for key, value in values.items() if value}
+                problems = []
+                if problem := rules.comment_author_problem(author):
+                    error(f"{kind}_author", problem)
+                    problems.append(problem)
+                for key, message in rules.intent_deviation_problems(deviation):
+                    error(f"{kind}_{key}", message)
+                    problems.append(message)
+                if not problems:
+                    comments.append(CommentRecord(kind, line, author, deviation, given=given))
         return comments
 
     @staticmethod
