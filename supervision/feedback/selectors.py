@@ -18,6 +18,7 @@ from supervision.roles import trainee_filter
 from supervision.safety.selectors import transcript_marks
 from supervision.selectors import count_per_session, with_session_counts
 from supervision.tags.views import tags_feedback_context
+from supervision.trajectory.selectors import audit_pending as trajectory_audit_pending
 from supervision.trajectory.selectors import audits_for as trajectory_audits_for
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
@@ -153,6 +154,10 @@ def gauge_trend_for(trainee) -> list[dict]:
     """The latest trainee-wide snapshots, newest first (CONTRACT §6 shape)."""
     snapshots = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date")
     return GaugeSnapshotSerializer(snapshots[:TREND_SNAPSHOTS], many=True).data
+
+
+def audit_pending(session) -> bool:
+    return trajectory_audit_pending(session)
 
 
 def audits_for(session) -> list[dict]:

@@ -219,11 +219,9 @@ def _chunks(rows: Iterable, size: int) -> Iterator[list]:
 
 
 def queue_trajectory_audits(session_ids: list[int]) -> None:
-    from portal.queue import enqueue
-    from supervision.trajectory.tasks import audit_sessions
+    from supervision.trajectory.tasks import queue_session_audits
 
-    # A few seconds of work at most: with Redis down it runs here rather than being lost.
-    enqueue(audit_sessions, session_ids, in_process_if_down=True)
+    queue_session_audits(session_ids)
 
 
 class _TraineeNames:
