@@ -7,6 +7,9 @@ simply not in the queryset, so it answers 404.
 
 from __future__ import annotations
 
+import datetime
+
+from django.conf import settings
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
@@ -148,6 +151,29 @@ def latest_gauges_for_viewer(user) -> list[GaugeSnapshot]:
         .select_related("trainee")
         .order_by("trainee__username")
     )
+
+
+def gauge_scopes_for(snapshots: dict[int, str | datetime.date]) -> dict[int, dict]:
+    """What each trainee-wide snapshot covers (CONTRACT §4, ``compute_gauges``), ``{trainee id: date}`` →
+    ``{trainee id: {"start", "end", "days", "sessions"}}``: the ``GAUGE_WINDOW_DAYS`` days ending the snapshot's
+    date and the trainee's sessions held in them, oldest first. One query for every trainee."""
+    days = settings.GAUGE_WINDOW_DAYS
+    ends = {t: d if isinstance(d, datetime.date) else datetime.date.fromisoformat(d) for t, d in snapshots.items()}
+    scopes = {
+        t: {"start": end - datetime.timedelta(days=days - 1), "end": end, "days": days, "sessions": []}
+        for t, end in ends.items()
+    }
+    if not scopes:
+        return scopes
+    sessions = Session.objects.filter(
+        trainee_id__in=list(scopes),
+        held_on__range=(min(s["start"] for s in scopes.values()), max(ends.values())),
+    ).order_by("held_on", "code")
+    for session in sessions.only("id", "code", "title", "held_on", "trainee_id"):
+        scope = scopes[session.trainee_id]
+        if scope["start"] <= session.held_on <= scope["end"]:
+            scope["sessions"].append(session)
+    return scopes
 
 
 def gauge_trend_for(trainee) -> list[dict]:
