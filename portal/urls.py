@@ -40,3 +40,4 @@ urlpatterns = [
         name="api-docs",
     ),
 ]
+handler404 = "portal.views.not_found"
