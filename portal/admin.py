@@ -6,6 +6,7 @@ from axes.utils import reset
 from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Sum
+from django.utils.html import format_html
 
 admin.site.unregister(AccessAttempt)
 
@@ -17,10 +18,13 @@ class LoginLockAdmin(AccessAttemptAdmin):
     # fails (500) from the admin; expired attempts are cleaned on every failed log-in anyway.
     actions = ["unlock"]
 
-    @admin.display(description="잠김", boolean=True)
+    @admin.display(description="잠김")
     def locked(self, obj):
+        # Words, not the admin's boolean icons: a green check under "잠김" read as "all is well".
         total = AccessAttempt.objects.filter(username=obj.username).aggregate(n=Sum("failures_since_start"))["n"]
-        return (total or 0) >= settings.AXES_FAILURE_LIMIT
+        if (total or 0) >= settings.AXES_FAILURE_LIMIT:
+            return format_html('<strong class="lock-state locked">{}</strong>', "잠김")
+        return f"아니요 ({total or 0}/{settings.AXES_FAILURE_LIMIT}회 실패)"
 
     @admin.action(description="선택한 아이디의 로그인 잠금 풀기", permissions=["delete"])
     def unlock(self, request, queryset):

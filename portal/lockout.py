@@ -10,10 +10,59 @@ from axes.backends import AxesStandaloneBackend
 from axes.signals import user_locked_out
 from axes.utils import reset
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import ValidationError
+from django.db.models import Sum
 from django.dispatch import receiver
 from django.http import JsonResponse
 from django.shortcuts import render
+
+# From this failure on, a wrong password also says how many tries are left before the lock (issue 33: the
+# first nine failures looked identical, and the tenth locked without warning).
+WARN_FROM_FAILURE = 7
+
+
+def failures_so_far(username: str) -> int:
+    from axes.models import AccessAttempt
+
+    total = AccessAttempt.objects.filter(username=username).aggregate(n=Sum("failures_since_start"))["n"]
+    return total or 0
+
+
+def lockout_warning(username: str | None) -> str | None:
+    """The warning after a failed log-in, from the ``WARN_FROM_FAILURE``th one until the lock."""
+    if not username:
+        return None
+    failures, limit = failures_so_far(username), settings.AXES_FAILURE_LIMIT
+    if not WARN_FROM_FAILURE <= failures < limit:
+        return None
+    return (
+        f"이 아이디로 로그인에 {failures}번 잇달아 실패했습니다. {limit - failures}번 더 틀리면 "
+        f"{settings.LOGIN_LOCKOUT_MINUTES}분 동안 잠깁니다. 비밀번호가 기억나지 않으면 포털 담당 스태프에게 문의하세요."
+    )
+
+
+class WarnsBeforeLockout:
+    """For the log-in forms: a wrong password from the 7th failure on says the lock is near."""
+
+    lockout_warning: str | None = None
+
+    def get_invalid_login_error(self):
+        error = super().get_invalid_login_error()
+        self.lockout_warning = lockout_warning(self.cleaned_data.get("username"))
+        if self.lockout_warning:
+            return ValidationError(f"{error.message % (error.params or {})} {self.lockout_warning}", code=error.code)
+        return error
+
+
+class LoginForm(WarnsBeforeLockout, AuthenticationForm):
+    pass
+
+
+class AdminLoginForm(WarnsBeforeLockout, AdminAuthenticationForm):
+    pass
 
 
 def lockout_message() -> str:

@@ -235,6 +235,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "COMPONENT_SPLIT_REQUEST": True,
+    # Error responses (400/401/403/404/429) declared on every operation, in one place.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "supervision.api.schema.add_error_responses",
+    ],
 }
 
 # Background jobs: Celery on Redis; without REDIS_URL (embedded `make run`) tasks run in-process.

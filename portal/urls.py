@@ -7,9 +7,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from portal import views
 from portal.health import HealthzView
+from portal.lockout import AdminLoginForm, LoginForm
 from supervision.tags import urls as tag_urls
 
 admin.site.site_header = _("수련 감독 포털")
+admin.site.login_form = AdminLoginForm
 admin.site.site_title = _("수련 감독 포털")
 admin.site.index_title = _("관리")
 
@@ -17,7 +19,11 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", HealthzView.as_view(), name="healthz"),
     path("palette.css", views.palette_css, name="palette-css"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True, authentication_form=LoginForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
@@ -34,3 +40,4 @@ urlpatterns = [
         name="api-docs",
     ),
 ]
+handler404 = "portal.views.not_found"

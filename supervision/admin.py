@@ -5,6 +5,8 @@ with the trainee's replies, a comment form per turn); labels are edited on the t
 autocomplete inlines that only offer the axis the attach rule allows.
 """
 
+from urllib.parse import urlencode
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
@@ -13,11 +15,12 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.forms.models import BaseInlineFormSet
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -125,7 +128,7 @@ class CommentForm(forms.ModelForm):
         required=False,
         max_length=rules.MAX_SHORT_FIELD,
         widget=TechniqueCodeInput,
-        help_text=_("기법의 한글 이름이나 코드(예: 홀딩, cognitive_restructuring)"),
+        help_text=_("기법의 한글 이름이나 코드 (예: 홀딩, 인지재구성 (cognitive_restructuring))"),
     )
     actual = forms.CharField(
         label=_("실제(actual)"),
@@ -241,7 +244,67 @@ class CommentFormSet(BaseInlineFormSet):
                 raise forms.ValidationError(problem)
 
 
-class CommentInline(admin.StackedInline):
+TRANSCRIPT_FILTERS = ("stage", "speaker", "label", "q")
+
+
+def transcript_url(session_id: int, filters: str | None, seq: int | None = None, *, anchor: str | None = None) -> str:
+    """The session's transcript in the admin with its filters (a query string the page handed on, reduced to
+    the transcript's own filters), at a turn or an anchor."""
+    kept = QueryDict(filters or "")
+    query = urlencode([(key, kept[key]) for key in TRANSCRIPT_FILTERS if kept.get(key)])
+    url = reverse("admin:supervision_session_change", args=[session_id])
+    if query:
+        url += f"?{query}"
+    if anchor:
+        return f"{url}#{anchor}"
+    return f"{url}#turn-{seq}" if seq is not None else url
+
+
+def technique_html(value):
+    """A critique's expected/actual: a technique's Korean name with its code, or the free text as written."""
+    if not value:
+        return "—"
+    technique = catalogue.TECHNIQUES_BY_CODE.get(value)
+    if technique is None:
+        return value
+    return format_html('{} <small class="code">{}</small>', technique.ko, value)
+
+
+class CritiqueFieldsMixin:
+    """The critique's fields (``CommentForm``'s own, not model fields) for read-only views — another
+    supervisor's comment, a staff member's view — and the change list's columns: Korean labels and values
+    instead of the English field name and "None"."""
+
+    @admin.display(description=_("심각도"))
+    def severity_display(self, obj):
+        return presentation.SEVERITY_KO.get(obj.severity or "", "—")
+
+    @admin.display(description=_("권장"))
+    def expected_display(self, obj):
+        return technique_html((obj.intent_deviation or {}).get("expected"))
+
+    @admin.display(description=_("실제"))
+    def actual_display(self, obj):
+        return technique_html((obj.intent_deviation or {}).get("actual"))
+
+    @admin.display(description=_("평가 차원"))
+    def dimension(self, obj):
+        return (obj.intent_deviation or {}).get("dimension") or "—"
+
+    @admin.display(description=_("권장 의도"))
+    def expected(self, obj):
+        return self.expected_display(obj)
+
+    @admin.display(description=_("실제"))
+    def actual(self, obj):
+        return self.actual_display(obj)
+
+    @admin.display(description=_("심각도"))
+    def severity(self, obj):
+        return self.severity_display(obj)
+
+
+class CommentInline(CritiqueFieldsMixin, admin.StackedInline):
     model = SupervisorComment
     form = CommentForm
     formset = CommentFormSet
@@ -339,7 +402,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
 
     def suggestion_review_view(self, request, object_id, comment_id, decision):
         """수락 / 기각 of an AI suggestion from its card on the transcript, through the suggestion services."""
-        from supervision.gauge.suggestions import suggestion_accept, suggestion_dismiss
+        from supervision.gauge.suggestions import SESSION_WIDE_KEY_PREFIX, suggestion_accept, suggestion_dismiss
 
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
@@ -353,9 +416,12 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             .first()
         )
         url = reverse("admin:supervision_session_change", args=[session.pk])
+        back = request.POST.get("next", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+            back = ""
         if comment is None:
             messages.warning(request, _("이미 처리된 제안입니다."))
-            return HttpResponseRedirect(url)
+            return HttpResponseRedirect(back or url)
         try:
             review(comment=comment, user=request.user)
         except ServiceError as refused:
@@ -364,7 +430,14 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             _("AI 제안을 수락했습니다. 이제 내 논평입니다.") if decision == "accept" else _("AI 제안을 기각했습니다.")
         )
         messages.success(request, done)
-        return HttpResponseRedirect(f"{url}#turn-{comment.turn.seq}")
+        if back:  # from the suggestion's own page: back to the suggestion list
+            return HttpResponseRedirect(back)
+        # Back where the card was: the session-wide box at the top, or the turn it is about.
+        wide = (comment.suggestion_key or "").startswith(SESSION_WIDE_KEY_PREFIX)
+        anchor = "session-suggestions-title" if wide else None
+        return HttpResponseRedirect(
+            transcript_url(session.pk, request.POST.get("_transcript"), comment.turn.seq, anchor=anchor)
+        )
 
     def reply_answer_view(self, request, object_id, comment_id):
         """The supervisor answers a trainee's reply from the transcript, through the comment service."""
@@ -458,8 +531,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                     _("%(turn)s에 논평을 남겼습니다.") % {"turn": turn.utterance_id},
                     extra_tags=f"turn-{turn.pk}",  # also shown beside the turn (the page opens there)
                 )
-                url = reverse("admin:supervision_session_change", args=[session.pk])
-                return HttpResponseRedirect(f"{url}#turn-{turn.seq}")
+                return HttpResponseRedirect(transcript_url(session.pk, request.POST.get("_transcript"), turn.seq))
         context = {
             **self.admin_site.each_context(request),
             "title": _("논평 쓰기: %(turn)s") % {"turn": turn.utterance_id},
@@ -552,9 +624,12 @@ class TurnAdmin(RoleScopedAdmin):
         # Labels are edited from the transcript: go back there, at this turn, unless the user asked to stay.
         if "_continue" in request.POST or "_saveasnew" in request.POST or "_addanother" in request.POST:
             return super().response_change(request, obj)
-        self.message_user(request, _("%(turn)s을(를) 저장했습니다.") % {"turn": obj.utterance_id}, messages.SUCCESS)
-        url = reverse("admin:supervision_session_change", args=[obj.session_id])
-        return HttpResponseRedirect(f"{url}#turn-{obj.seq}")
+        # The message also beside the turn (the page opens there, out of sight of the top), and the transcript's
+        # filter (?label=… kept on the "라벨 편집" link) as it was.
+        messages.success(
+            request, _("%(turn)s의 라벨을 저장했습니다.") % {"turn": obj.utterance_id}, extra_tags=f"turn-{obj.pk}"
+        )
+        return HttpResponseRedirect(transcript_url(obj.session_id, request.GET.get("_transcript"), obj.seq))
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
@@ -637,12 +712,12 @@ def label_chips_html(turn):
         (presentation.client_state_chip_class(c.code), c.ko, c.code) for c in turn.client_states.all()
     ]
     return format_html_join(
-        " ", '<span class="{}">{} <small>{}</small></span>', ((css, ko, code) for css, ko, code in chips)
+        " ", '<span class="{}">{} <small class="code">{}</small></span>', ((css, ko, code) for css, ko, code in chips)
     )
 
 
 @admin.register(SupervisorComment)
-class SupervisorCommentAdmin(PortalExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
+class SupervisorCommentAdmin(CritiqueFieldsMixin, PortalExportMixin, RoleScopedAdmin, SimpleHistoryAdmin):
     trainee_path = "turn__session__trainee"
     # the export is the change list as filtered, so a supervisor exports only their trainees' comments
     resource_classes = (CommentResource,)
@@ -652,6 +727,8 @@ class SupervisorCommentAdmin(PortalExportMixin, RoleScopedAdmin, SimpleHistoryAd
         "kind",
         "short_text",
         "severity_display",
+        "expected_display",
+        "actual_display",
         "author",
         "written_by",
         "read_by_trainee",
@@ -849,13 +926,84 @@ class TraineeAssignmentAdmin(PortalImportMixin, RoleScopedAdmin, SimpleHistoryAd
         raise Http404  # the history is read-only: no "revert to this version" form
 
 
+# The label history in Korean (the stored axis and route stay codes).
+LABEL_AXIS_KO = {"techniques": "기법", "client_states": "내담자 상태", "stage": "단계", "dialog_act": "대화행위"}
+LABEL_ROUTE_KO = {"admin": "관리 화면에서 수정", "adjudication": "판정 대기열에서 결정"}
+
+
+def label_values_html(axis: str, value):
+    """A history value as chips' words: each label's Korean name with its code beside it."""
+    if value in (None, "", []):
+        return "—"
+    values = value if isinstance(value, list) else [value]
+    names = []
+    for code in values:
+        if axis == "techniques":
+            ko = presentation.TECHNIQUE_KO.get(code, code)
+        elif axis == "client_states":
+            ko = presentation.CLIENT_STATE_KO.get(code, code)
+        elif axis == "stage":
+            ko = presentation.STAGE_KO.get(code, code)
+        else:
+            ko = next((act.ko for act in catalogue.DIALOG_ACTS if act.code == code), code)
+        names.append((ko, code))
+    return format_html_join(", ", '{} <small class="code">{}</small>', names)
+
+
+class LabelAxisFilter(admin.SimpleListFilter):
+    title = _("축")
+    parameter_name = "axis"
+
+    def lookups(self, request, model_admin):
+        return list(LABEL_AXIS_KO.items())
+
+    def queryset(self, request, queryset):
+        return queryset.filter(axis=self.value()) if self.value() in LABEL_AXIS_KO else queryset
+
+
+class LabelRouteFilter(admin.SimpleListFilter):
+    title = _("경로")
+    parameter_name = "via"
+
+    def lookups(self, request, model_admin):
+        return list(LABEL_ROUTE_KO.items())
+
+    def queryset(self, request, queryset):
+        return queryset.filter(via=self.value()) if self.value() in LABEL_ROUTE_KO else queryset
+
+
 @admin.register(LabelChange)
 class LabelChangeAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
     """The golden labels' history (written by ``supervision.labelling``); read-only."""
 
     trainee_path = "turn__session__trainee"
-    list_display = ("turn", "axis", "before", "after", "changed_by", "via", "changed_at", "note")
-    list_filter = ("axis", "via", trainee_list_filter("turn__session__trainee"))
+    list_display = (
+        "turn",
+        "axis_display",
+        "before_display",
+        "after_display",
+        "changed_by",
+        "via_display",
+        "changed_at",
+        "note",
+    )
+    list_filter = (LabelAxisFilter, LabelRouteFilter, trainee_list_filter("turn__session__trainee"))
     search_fields = ("turn__utterance_id", "note")
     list_select_related = ("turn", "changed_by")
     readonly_fields = list_display
+
+    @admin.display(description=_("축"), ordering="axis")
+    def axis_display(self, obj):
+        return LABEL_AXIS_KO.get(obj.axis, obj.axis)
+
+    @admin.display(description=_("이전"))
+    def before_display(self, obj):
+        return label_values_html(obj.axis, obj.before)
+
+    @admin.display(description=_("이후"))
+    def after_display(self, obj):
+        return label_values_html(obj.axis, obj.after)
+
+    @admin.display(description=_("경로"), ordering="via")
+    def via_display(self, obj):
+        return LABEL_ROUTE_KO.get(obj.via, obj.via)

@@ -18,6 +18,7 @@ from supervision import rules
 from supervision.models import CommentAuthor, SupervisorComment, Turn
 from taxonomy import catalogue
 from taxonomy.lookup import LabelIndex
+from taxonomy.normalize import normalize_text, normalize_value
 
 
 class CommentRejected(Exception):
@@ -35,7 +36,7 @@ def comment_text_problem(text: str) -> str | None:
         return "내용을 입력해 주세요."
     if len(text) > settings.IMPORT_MAX_CELL_CHARS:
         return f"내용은 {settings.IMPORT_MAX_CELL_CHARS:,}자 이내여야 합니다."
-    return rules.personal_identifier_problem(text)
+    return rules.character_problem(text) or rules.personal_identifier_problem(text)
 
 
 def comment_problems(
@@ -56,6 +57,10 @@ def comment_problems(
     shape = rules.intent_deviation_problems(intent_deviation)
     for key, message in shape:
         add("intent_deviation", f"{key}: {message}")
+    if isinstance(intent_deviation, Mapping):
+        for key, item in intent_deviation.items():
+            if isinstance(item, str) and (problem := rules.character_problem(item)):
+                add("intent_deviation", f"{key}: {problem}")
     if not shape:
         for key, message in _technique_problems(intent_deviation, stored or {}):
             add("intent_deviation", f"{key}: {message}")
@@ -138,7 +143,7 @@ _deviation = resolve_intent_deviation
 def supervisor_comment_create(
     *, turn: Turn, kind: str, text: str, intent_deviation: dict | None = None, written_by
 ) -> SupervisorComment:
-    deviation = _deviation(intent_deviation)
+    text, deviation = normalize_text(text), _deviation(normalize_value(intent_deviation))
     _check(kind=kind, text=text, intent_deviation=deviation)
     comment = SupervisorComment(
         turn=turn,
@@ -166,8 +171,8 @@ def supervisor_comment_update(
     """Changes the given fields (``None`` keeps a field); ``intent_deviation`` replaces the whole object."""
     _check_may_change(changed_by, comment)
     kind = comment.kind if kind is None else kind
-    text = comment.text if text is None else text
-    deviation = comment.intent_deviation if intent_deviation is None else _deviation(intent_deviation)
+    text = comment.text if text is None else normalize_text(text)
+    deviation = comment.intent_deviation if intent_deviation is None else _deviation(normalize_value(intent_deviation))
     _check(kind=kind, text=text, intent_deviation=deviation, stored=comment.intent_deviation or {})
     comment.kind, comment.text, comment.intent_deviation = kind, text, deviation
     comment.full_clean()
@@ -197,14 +202,14 @@ def comment_reply_answer(*, comment: SupervisorComment, user, text: str):
         raise CommentForbidden("AI 제안에는 답할 수 없습니다. 먼저 수락해 주세요.")
     if not supervises(user, comment.turn.session.trainee_id):
         raise CommentForbidden("이 수련생의 슈퍼바이저만 답할 수 있습니다.")
-    text = (text or "").strip()
+    text = normalize_text((text or "").strip())
     problem = None
     if not text:
         problem = "답 내용을 입력해 주세요."
     elif len(text) > MAX_ANSWER_CHARS:
         problem = f"답은 {MAX_ANSWER_CHARS}자 이내로 적어 주세요(지금 {len(text)}자)."
     else:
-        problem = rules.personal_identifier_problem(text)
+        problem = rules.character_problem(text) or rules.personal_identifier_problem(text)
     if problem:
         raise CommentRejected({"text": [problem]})
     reply = CommentReply(comment=comment, author=user, text=text)

@@ -10,8 +10,10 @@ from django.utils import timezone
 from supervision.agreement.models import AnnotationRun, RaterKind
 from supervision.agreement.reading import read_run
 from supervision.agreement.services import annotation_run_create
+from supervision.gauge.models import GaugeSnapshot
 from supervision.importing.readers import read_jsonl
 from supervision.importing.services import ImportReport, import_transcripts
+from supervision.models import Session
 from supervision.nightly import nightly_review
 from supervision.people.services import portal_user_create_or_update
 from supervision.roles import Role
@@ -34,8 +36,8 @@ DEMO_USERS = (
 
 @transaction.atomic
 def load_demo() -> list[ImportReport]:
-    """Demo users and sessions, then the nightly review for today (on PostgreSQL and on the embedded SQLite
-    alike: the gauge has a portable path with the same figures)."""
+    """Demo users and sessions, then the nightly review for each night of the sessions' dates and for today
+    (on PostgreSQL and on the embedded SQLite alike: the gauge has a portable path with the same figures)."""
     for username, role, supervisor in DEMO_USERS:
         portal_user_create_or_update(
             username=username, role=role, password=DEMO_PASSWORD, supervisor_username=supervisor
@@ -46,8 +48,20 @@ def load_demo() -> list[ImportReport]:
         if report.errors:
             raise ValueError(f"demo file {path.name} is invalid: {report.errors[:3]}")
         reports.append(report)
-    # The same work as the nightly job, so the pages show gauges, tags and audits straight away.
-    nightly_review(day=timezone.localdate())
+    # The nights the demo's sessions would have had, then today: the same work as the nightly job, night by
+    # night in order, so the trend has a point per night and the tendency tags move by the lifecycle's own
+    # rules (observation → hypothesis → verified as their evidence and days add up), as a portal in use would.
+    # A night already computed (an earlier load_demo) is not computed again.
+    today = timezone.localdate()
+    session_ids = [session_id for report in reports for session_id in report.session_ids]
+    nights = sorted({day for day in Session.objects.filter(pk__in=session_ids).values_list("held_on", flat=True)})
+    done = set(
+        GaugeSnapshot.objects.filter(date__in=nights, session__isnull=True).values_list("date", flat=True).distinct()
+    )
+    for night in nights:
+        if night < today and night not in done:
+            nightly_review(day=night)
+    nightly_review(day=today)
     if not AnnotationRun.objects.filter(rater=DEMO_RATER).exists():
         run_file = read_run(DEMO_RUN)
         if not run_file.ok:

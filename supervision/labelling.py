@@ -9,11 +9,13 @@ catalogue's codes). Imports write whole files through the importer and are their
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 from django.db import transaction
 
 from supervision import rules
 from supervision.models import LabelChange, Turn, TurnClientState, TurnTechnique
+from supervision.trajectory.tasks import queue_session_audits
 from taxonomy import catalogue
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
@@ -121,4 +123,8 @@ def turn_labels_update(
         turn.dialog_act = changes.get("dialog_act", turn.dialog_act)
         turn.save(update_fields=fields)
     LabelChange.objects.bulk_create(history)
+    if history:
+        # The trajectory explanation reads the labels: re-audit the session once the edit is committed, as an
+        # import does (the trainee page says an audit is pending meanwhile).
+        transaction.on_commit(partial(queue_session_audits, [turn.session_id]))
     return history

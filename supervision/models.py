@@ -20,7 +20,8 @@ class Speaker(models.TextChoices):
     CLIENT = catalogue.CLIENT, _("내담자")
 
 
-DIALOG_ACT_CHOICES = [(act.code, f"{act.code} — {act.ko}") for act in catalogue.DIALOG_ACTS]
+# The Korean name first, the code beside it (issue 33: the pages are Korean, codes stay visible underneath).
+DIALOG_ACT_CHOICES = [(act.code, f"{act.ko} ({act.code})") for act in catalogue.DIALOG_ACTS]
 
 
 class CommentKind(models.TextChoices):

@@ -162,6 +162,23 @@ def source_problem(source: str) -> str | None:
     return None
 
 
+# C0 controls but tab and line breaks, DEL and C1 controls, and the bidi embeddings, overrides and isolates:
+# stored, they ring, hide or reverse text on the pages ("뒤집힘" shown as "힘집뒤"). NUL has its own message
+# (the importer's; Django forms and DRF refuse it before any rule is asked).
+_FORBIDDEN_CHARACTER = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def character_problem(text: str) -> str | None:
+    """Control and bidi-override characters are refused in every text a person or a file gives the portal."""
+    found = _FORBIDDEN_CHARACTER.search(text or "")
+    if found is None:
+        return None
+    return (
+        f"제어 문자 또는 글자 방향을 바꾸는 문자(U+{ord(found.group()):04X})가 들어 있습니다. "
+        "화면에서 글자가 숨거나 뒤집혀 보이므로 쓸 수 없습니다. 지우고 다시 적어 주세요."
+    )
+
+
 def personal_identifier_problem(text: str) -> str | None:
     """The privacy guard on content: no resident registration numbers, phone numbers or e-mail addresses."""
     if not _MAY_HOLD_IDENTIFIER.search(text or ""):

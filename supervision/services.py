@@ -7,6 +7,7 @@ from django.db import transaction
 from supervision import rules
 from supervision.models import Turn
 from taxonomy.models import StageDef
+from taxonomy.normalize import normalize_text, normalize_value
 
 
 class ServiceError(Exception):
@@ -29,6 +30,9 @@ class TurnRejected(ServiceError):
 def turn_edit_problems(*, text: str, nonverbal: object, dialog_act: str | None) -> dict[str, list[str]]:
     """Everything wrong with a turn's new words, cues and act, by field (the importer's rules)."""
     problems: dict[str, list[str]] = {}
+    for field, value in (("text", text), ("nonverbal", " ".join(nonverbal) if isinstance(nonverbal, list) else "")):
+        if isinstance(value, str) and (problem := rules.character_problem(value)):
+            problems.setdefault(field, []).append(problem)
     if problem := rules.nonverbal_problem(nonverbal):
         problems["nonverbal"] = [problem]
         nonverbal = []
@@ -42,6 +46,7 @@ def turn_edit_problems(*, text: str, nonverbal: object, dialog_act: str | None) 
 def turn_update(*, turn: Turn, stage: StageDef, text: str, nonverbal: list[str], dialog_act: str | None) -> list[str]:
     """Changes a turn's stage, words, cues and act under the importer's rules; returns the warnings
     (the silence correction). Speaker, seq and utterance id never change after import."""
+    text, nonverbal = normalize_text(text), normalize_value(nonverbal)
     if problems := turn_edit_problems(text=text, nonverbal=nonverbal, dialog_act=dialog_act):
         raise TurnRejected(problems)
     act, correction = rules.corrected_dialog_act(text, dialog_act)

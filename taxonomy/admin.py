@@ -4,6 +4,7 @@ and codes never change. Aliases are curated here by staff."""
 from django import forms
 from django.contrib import admin
 from django.db.models import Case, Value, When
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from portal.tabular import PortalExportMixin, PortalImportMixin
@@ -12,7 +13,19 @@ from taxonomy.normalize import normalize_label
 from taxonomy.resources import LabelAliasResource
 
 
+def code_html(code: str):
+    """A code as the pages show codes: beside the Korean name, set apart as code."""
+    return format_html("<code>{}</code>", code)
+
+
 class ReadOnlyCodeTableAdmin(admin.ModelAdmin):
+    def get_fields(self, request, obj=None):
+        return ["code_display" if name == "code" else name for name in super().get_fields(request, obj)]
+
+    @admin.display(description=_("코드"), ordering="code")
+    def code_display(self, obj):
+        return code_html(obj.code)
+
     def has_add_permission(self, request):
         return False
 
@@ -25,7 +38,8 @@ class ReadOnlyCodeTableAdmin(admin.ModelAdmin):
 
 @admin.register(StageDef)
 class StageDefAdmin(ReadOnlyCodeTableAdmin):
-    list_display = ("code", "ko", "definition", "position")
+    list_display = ("code_display", "ko", "definition", "position")
+    readonly_fields = ("code_display",)
 
 
 class RankedLabelSearch:
@@ -51,14 +65,16 @@ class RankedLabelSearch:
 
 @admin.register(TechniqueLabelDef)
 class TechniqueLabelDefAdmin(RankedLabelSearch, ReadOnlyCodeTableAdmin):
-    list_display = ("code", "ko", "category", "since", "position")
+    list_display = ("code_display", "ko", "category", "since", "position")
+    readonly_fields = ("code_display",)
     list_filter = ("category", "since")
     search_fields = ("code", "ko", "definition")
 
 
 @admin.register(ClientStateDef)
 class ClientStateDefAdmin(RankedLabelSearch, ReadOnlyCodeTableAdmin):
-    list_display = ("code", "ko", "safety_critical", "since", "position")
+    list_display = ("code_display", "ko", "safety_critical", "since", "position")
+    readonly_fields = ("code_display",)
     list_filter = ("safety_critical", "since")
     search_fields = ("code", "ko", "definition")
 
@@ -89,15 +105,30 @@ class LabelAliasForm(forms.ModelForm):
 class LabelAliasAdmin(PortalImportMixin, PortalExportMixin, admin.ModelAdmin):
     resource_classes = (LabelAliasResource,)
     form = LabelAliasForm
-    list_display = ("alias", "axis", "target_code", "seeded")
+    list_display = ("alias_display", "axis", "target_code", "seeded")
     list_filter = ("axis", "seeded")
     search_fields = ("alias", "normalized", "technique__code", "client_state__code")
     list_select_related = ("technique", "client_state")
     autocomplete_fields = ("technique", "client_state")
 
-    @admin.display(description=_("코드"))
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            return ["alias_display" if name == "alias" else name for name in fields]
+        return fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("alias_display",)
+
+    @admin.display(description=_("별칭"), ordering="alias")
+    def alias_display(self, obj):
+        # The catalogue's codes are aliases of themselves: shown as codes.
+        return code_html(obj.alias) if obj.alias == obj.code else obj.alias
+
+    @admin.display(description=_("가리키는 라벨"))
     def target_code(self, obj):
-        return obj.code
+        target = obj.technique or obj.client_state
+        return format_html("{} <code>{}</code>", target.ko, obj.code) if target else "—"
 
     def has_delete_permission(self, request, obj=None):
         # Aliases from the taxonomy document stay; staff-added ones may go.

@@ -109,7 +109,11 @@ class LabelAlias(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.alias} → {self.code}"
+        label = self.technique if self.axis == LabelAxis.TECHNIQUE else self.client_state
+        if label is None:
+            return self.alias
+        named = f"{label.ko} ({self.code})"
+        return named if self.alias == self.code else f"{self.alias} → {named}"
 
     @property
     def code(self) -> str:

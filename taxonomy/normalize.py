@@ -1,11 +1,32 @@
 """How a person's spelling of a label is compared with the catalogue."""
 
 import difflib
+import unicodedata
+from typing import Any
+
+
+def normalize_text(text: str) -> str:
+    """Composed Unicode (NFC), as the portal stores and compares all text. Korean typed on a Mac or copied from
+    some programs arrives decomposed (NFD: '공' as ㄱ+ㅗ+ㅇ jamo): it looks the same but is not equal, so a
+    search or a label lookup would miss it."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
+def normalize_value(value: Any) -> Any:
+    """``normalize_text`` through a parsed row: strings, and the strings inside lists and objects."""
+    if isinstance(value, str):
+        return normalize_text(value)
+    if isinstance(value, list):
+        return [normalize_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: normalize_value(item) for key, item in value.items()}
+    return value
 
 
 def normalize_label(text: str) -> str:
-    """Spaces anywhere and letter case do not matter: '정서 반영', '정서반영' and ' 정서반영 ' are one label."""
-    return "".join(text.split()).strip("\"'“”‘’").casefold()
+    """Spaces anywhere, letter case and the Unicode form do not matter: '정서 반영', '정서반영' and ' 정서반영 '
+    are one label."""
+    return "".join(normalize_text(text).split()).strip("\"'“”‘’").casefold()
 
 
 def closest(word: str, candidates: list[str], n: int = 3) -> list[str]:

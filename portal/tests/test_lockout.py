@@ -120,3 +120,24 @@ def test_supervisors_and_trainees_cannot_lift_locks(cast):
     client = Client()
     assert client.login(username="supervisor_a", password=PASSWORD)
     assert client.get(reverse("admin:axes_accessattempt_changelist")).status_code == 403
+
+
+@pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/"])
+def test_it_warns_from_the_seventh_failure_that_the_lock_is_near(cast, path):
+    login = session_page(path)
+    pages = [login("trainee_a" if path == "/accounts/login/" else "staff", "wrong-password").content.decode()]
+    pages += [
+        login("trainee_a" if path == "/accounts/login/" else "staff", "wrong-password").content.decode()
+        for _ in range(8)
+    ]
+    warned = ["번 더 틀리면" in page for page in pages]
+    assert warned == [False] * 6 + [True] * 3
+    assert "3번 더 틀리면 30분 동안 잠깁니다" in pages[6]
+    assert "1번 더 틀리면" in pages[8]
+
+
+def test_both_log_in_pages_call_the_log_in_name_the_same_word(client):
+    for path in ("/accounts/login/", "/admin/login/"):
+        page = client.get(path).content.decode()
+        assert "아이디" in page, path
+        assert "사용자 이름" not in page, path

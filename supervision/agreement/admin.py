@@ -338,8 +338,8 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             on_page[(d.axis, d.label)].append(
                 {
                     "d": d,
-                    "golden": PRESENCE_KO.get(d.golden, d.golden),
-                    "rater": PRESENCE_KO.get(d.rater, d.rater),
+                    "golden": PRESENCE_KO.get(d.golden) or charts.label_named(d.axis, d.golden),
+                    "rater": PRESENCE_KO.get(d.rater) or charts.label_named(d.axis, d.rater),
                     "url": _turn_url(turn.session_id, turn.seq) if turn else None,
                     "text": turn.text if turn else "",
                     "can": turn is not None and (request.user.is_superuser or turn.trainee_id in supervised),

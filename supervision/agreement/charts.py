@@ -21,6 +21,14 @@ def label_name(axis: str, code: str) -> str:
     return f"{ko} ({code})" if ko != code else code
 
 
+def label_named(axis: str, code: object) -> str:
+    """A stage's or a dialog act's value in a table cell: the Korean name with the code beside it."""
+    if not isinstance(code, str):
+        return "—" if code is None else str(code)
+    ko = label_ko(axis, code)
+    return f"{ko} ({code})" if ko != code else code
+
+
 def label_ko(axis: str, code: str) -> str:
     from taxonomy import catalogue
 
@@ -28,6 +36,12 @@ def label_ko(axis: str, code: str) -> str:
         return catalogue.TECHNIQUES_BY_CODE[code].ko
     if axis == "client_states" and code in catalogue.CLIENT_STATES_BY_CODE:
         return catalogue.CLIENT_STATES_BY_CODE[code].ko
+    if axis == "dialog_act":
+        act = next((act for act in catalogue.DIALOG_ACTS if act.code == code), None)
+        if act is not None:
+            return act.ko
+        if code == "none":
+            return "대화행위 없음"
     return code
 
 

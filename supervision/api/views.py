@@ -117,6 +117,15 @@ class SessionViewSet(viewsets.ReadOnlyModelViewSet):
     def get_serializer_class(self):
         return SessionDetailSerializer if self.action == "retrieve" else SessionSerializer
 
+    def handle_exception(self, exc):
+        # An error of the NDJSON endpoint is the API's JSON error body, sent as application/json (as the schema
+        # documents it), not labelled as NDJSON.
+        response = super().handle_exception(exc)
+        if self.action == "golden":
+            self.request.accepted_renderer = renderers.JSONRenderer()
+            self.request.accepted_media_type = renderers.JSONRenderer.media_type
+        return response
+
     @extend_schema(
         summary="회기의 골든 주석 (NDJSON, CONTRACT §2)",
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR},

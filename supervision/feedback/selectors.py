@@ -7,6 +7,9 @@ simply not in the queryset, so it answers 404.
 
 from __future__ import annotations
 
+import datetime
+
+from django.conf import settings
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
@@ -18,6 +21,7 @@ from supervision.roles import trainee_filter
 from supervision.safety.selectors import transcript_marks
 from supervision.selectors import count_per_session, with_session_counts
 from supervision.tags.views import tags_feedback_context
+from supervision.trajectory.selectors import audit_pending as trajectory_audit_pending
 from supervision.trajectory.selectors import audits_for as trajectory_audits_for
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
 
@@ -149,10 +153,37 @@ def latest_gauges_for_viewer(user) -> list[GaugeSnapshot]:
     )
 
 
+def gauge_scopes_for(snapshots: dict[int, str | datetime.date]) -> dict[int, dict]:
+    """What each trainee-wide snapshot covers (CONTRACT §4, ``compute_gauges``), ``{trainee id: date}`` →
+    ``{trainee id: {"start", "end", "days", "sessions"}}``: the ``GAUGE_WINDOW_DAYS`` days ending the snapshot's
+    date and the trainee's sessions held in them, oldest first. One query for every trainee."""
+    days = settings.GAUGE_WINDOW_DAYS
+    ends = {t: d if isinstance(d, datetime.date) else datetime.date.fromisoformat(d) for t, d in snapshots.items()}
+    scopes = {
+        t: {"start": end - datetime.timedelta(days=days - 1), "end": end, "days": days, "sessions": []}
+        for t, end in ends.items()
+    }
+    if not scopes:
+        return scopes
+    sessions = Session.objects.filter(
+        trainee_id__in=list(scopes),
+        held_on__range=(min(s["start"] for s in scopes.values()), max(ends.values())),
+    ).order_by("held_on", "code")
+    for session in sessions.only("id", "code", "title", "held_on", "trainee_id"):
+        scope = scopes[session.trainee_id]
+        if scope["start"] <= session.held_on <= scope["end"]:
+            scope["sessions"].append(session)
+    return scopes
+
+
 def gauge_trend_for(trainee) -> list[dict]:
     """The latest trainee-wide snapshots, newest first (CONTRACT §6 shape)."""
     snapshots = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date")
     return GaugeSnapshotSerializer(snapshots[:TREND_SNAPSHOTS], many=True).data
+
+
+def audit_pending(session) -> bool:
+    return trajectory_audit_pending(session)
 
 
 def audits_for(session) -> list[dict]:

@@ -9,6 +9,7 @@ from supervision import rules
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.models import SupervisorComment
 from supervision.services import ServiceError
+from taxonomy.normalize import normalize_text
 
 MAX_REPLY_CHARS = 2000
 
@@ -46,12 +47,12 @@ def comment_mark_all_read(*, user, session=None) -> int:
 def comment_reply_create(*, comment: SupervisorComment, author, text: str) -> CommentReply:
     """Adds the trainee's reply; replying also marks the comment read."""
     _require_own_session(comment, author)
-    text = (text or "").strip()
+    text = normalize_text((text or "").strip())
     if not text:
         raise ServiceError("답글 내용이 비어 있습니다. 내용을 적어 주세요.")
     if len(text) > MAX_REPLY_CHARS:
         raise ServiceError(f"답글은 {MAX_REPLY_CHARS}자 이내로 적어 주세요(지금 {len(text)}자).")
-    if problem := rules.personal_identifier_problem(text):
+    if problem := rules.character_problem(text) or rules.personal_identifier_problem(text):
         raise ServiceError(problem)
     reply = CommentReply(comment=comment, author=author, text=text)
     reply.full_clean()

@@ -25,10 +25,17 @@ def dashboard(request):
     sessions = list(selectors.feedback_sessions(request.user))
     trainee_gauges = []
     if trainee is None:
-        for snapshot in selectors.latest_gauges_for_viewer(request.user):
+        snapshots = selectors.latest_gauges_for_viewer(request.user)
+        scopes = selectors.gauge_scopes_for({snapshot.trainee_id: snapshot.date for snapshot in snapshots})
+        for snapshot in snapshots:
             data = GaugeSnapshotSerializer(snapshot).data
             trainee_gauges.append(
-                {"trainee": snapshot.trainee, "gauge": data, "gauge_rows": charts.category_rows(data)}
+                {
+                    "trainee": snapshot.trainee,
+                    "gauge": data,
+                    "gauge_rows": charts.category_rows(data),
+                    "scope": scopes[snapshot.trainee_id],
+                }
             )
     context = {
         "user_is_trainee": trainee is not None,
@@ -36,6 +43,7 @@ def dashboard(request):
         "unread_total": sum(s.unread_count for s in sessions) if trainee else 0,
         "trainee_gauges": trainee_gauges,
         "gauge": gauge,
+        "gauge_scope": selectors.gauge_scopes_for({trainee.pk: gauge["date"]})[trainee.pk] if gauge else None,
         "gauge_rows": charts.category_rows(gauge) if gauge else [],
         "trend": selectors.gauge_trend_for(trainee) if trainee else [],
         "show_tags": trainee is not None,
@@ -55,6 +63,7 @@ def session_detail(request, session_id: int):
         "turns": turns,
         "stages": [turn.stage_id for turn in turns],
         "audits": audits,
+        "audit_pending": selectors.audit_pending(session),
         "merged_trace": charts.merged_trace(audits),
         "audits_marked": any(audit.get("label") == "harmful" for audit in audits),
         "safety_marks": selectors.safety_marks_for(request.user, session),

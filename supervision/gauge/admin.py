@@ -2,6 +2,7 @@
 
 from django.contrib import admin, messages
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
@@ -16,7 +17,7 @@ from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.gauge.suggestions import suggestion_accept, suggestion_dismiss
 from supervision.gauge.tasks import queue_nightly_reviews
 from supervision.resources import GaugeSnapshotResource
-from supervision.roles import is_supervisor, sees_everything
+from supervision.roles import is_supervisor, sees_everything, supervises
 from supervision.services import ServiceError
 from taxonomy import catalogue
 
@@ -30,6 +31,16 @@ DEVIATION_LABELS = (
     ("actual", _("실제 (actual)")),
     ("severity", _("심각도 (severity)")),
 )
+
+
+def _deviation_value(key: str, value):
+    """A suggestion's deviation in Korean: severity as a word, a technique or a category band by name."""
+    if key == "severity":
+        return presentation.SEVERITY_KO.get(value, value)
+    if key in ("expected", "actual") and isinstance(value, str):
+        ko = presentation.TECHNIQUE_KO.get(value) or presentation.CATEGORY_KO.get(value)
+        return f"{ko} ({value})" if ko else value
+    return value
 
 
 @admin.register(TargetBand)
@@ -139,7 +150,8 @@ class GaugeSnapshotAdmin(PortalExportMixin, RoleScopedAdmin):
             share = "—" if figure.get("share") is None else f"{figure['share']:.2f}"
             band = figure.get("band")
             band_text = f"{band[0]:.2f}–{band[1]:.2f}" if band else "—"
-            cells.append((colour, presentation.CATEGORY_KO.get(code, code), band_text, code[:4], share, mark))
+            name = presentation.CATEGORY_KO.get(code, code)
+            cells.append((colour, f"{name} ({code})", band_text, name, share, mark))
         if not cells:
             return format_html("<span class='band-status band-within'>{}</span>", _("모두 범위 안 ✓"))
         return format_html_join(
@@ -213,21 +225,51 @@ class GaugeSnapshotAdmin(PortalExportMixin, RoleScopedAdmin):
         self.message_user(request, _("%(n)d개 날짜의 재계산을 대기열에 넣었습니다.") % {"n": n}, messages.SUCCESS)
 
 
+class SeverityFilter(admin.SimpleListFilter):
+    title = _("심각도")
+    parameter_name = "severity"
+
+    def lookups(self, request, model_admin):
+        return list(presentation.SEVERITY_KO.items())
+
+    def queryset(self, request, queryset):
+        if self.value() in presentation.SEVERITY_KO:
+            return queryset.filter(intent_deviation__severity=self.value())
+        return queryset
+
+
 @admin.register(SuggestedComment)
 class SuggestedCommentAdmin(RoleScopedAdmin):
     """Suggestions only; the supervisor accepts (the comment becomes theirs) or dismisses (deleted)."""
 
     trainee_path = "turn__session__trainee"
-    list_display = ("turn", "trainee", "short_text", "severity_display", "suggestion_key", "created_at")
-    list_filter = ("suggestion_key",)
+    # The suggestion key (e.g. "gauge:band:STABILIZING") is what keeps re-runs from repeating a suggestion; it
+    # stays on the detail page, a person filters by severity.
+    list_display = ("turn", "trainee", "short_text", "severity_display", "created_at")
+    list_filter = (SeverityFilter,)
     list_select_related = ("turn__session__trainee",)
     search_fields = ("text", "turn__utterance_id", "turn__session__code")
-    readonly_fields = ("turn", "kind", "text", "deviation_table", "suggestion_key", "created_at")
+    readonly_fields = ("turn", "kind", "text", "deviation_table", "suggestion_key_display", "created_at")
     fields = readonly_fields
     actions = ("accept", "dismiss")
 
+    change_form_template = "admin/gauge/suggestedcomment/change_form.html"
+
     def get_queryset(self, request):
         return super().get_queryset(request).filter(is_suggestion=True)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # 수락 / 기각 on the suggestion's own page too, through the transcript's review view (the same services),
+        # coming back to the suggestion list.
+        suggestion = self.get_object(request, object_id)
+        if suggestion is not None:
+            extra_context = {
+                **(extra_context or {}),
+                "can_review": supervises(request.user, suggestion.turn.session.trainee_id),
+                "session_id": suggestion.turn.session_id,
+                "back_url": reverse("admin:gauge_suggestedcomment_changelist"),
+            }
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def get_actions(self, request):
         actions = super().get_actions(request)
@@ -243,10 +285,16 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
     def has_review_permission(self, request):
         return request.user.is_superuser or is_supervisor(request.user)
 
+    @admin.display(description=_("제안 식별자"))
+    def suggestion_key_display(self, obj):
+        # What keeps a re-run from suggesting the same thing twice: a code, shown as one.
+        return format_html("<code>{}</code>", obj.suggestion_key)
+
     @admin.display(description=_("의도 이탈"))
     def deviation_table(self, obj):
         deviation = obj.intent_deviation or {}
-        rows = [(label, deviation[key]) for key, label in DEVIATION_LABELS if deviation.get(key)]
+        shown = {key: _deviation_value(key, value) for key, value in deviation.items()}
+        rows = [(label, shown[key]) for key, label in DEVIATION_LABELS if deviation.get(key)]
         if not rows:
             return "—"
         return format_html(
@@ -264,7 +312,7 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
 
     @admin.display(description=_("심각도"))
     def severity_display(self, obj):
-        return obj.severity or "—"
+        return presentation.SEVERITY_KO.get(obj.severity or "", "—")
 
     def _review(self, request, queryset, service, done_message):
         done, refused = 0, []

@@ -43,7 +43,7 @@ class TargetBand(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.category} {self.low}–{self.high}"
+        return f"{self.get_category_display()} {self.low}–{self.high}"
 
 
 class GaugeSnapshot(models.Model):

@@ -19,11 +19,26 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("critique", "논평"),
     ("trainee", "수련생"),
     ("held_on", "일자"),
+    # Optional, after the §3 columns: who wrote each comment line and a critique's intent deviation, one line
+    # per line of the ``rationale``/``critique`` cell (a blank line = no value), so that the portal's own
+    # export comes back unchanged (issue 33). Files without them import as before.
+    ("rationale_author", "근거 작성 주체"),
+    ("critique_author", "논평 작성 주체"),
+    ("critique_dimension", "논평 평가 차원"),
+    ("critique_expected", "논평 권장"),
+    ("critique_actual", "논평 실제"),
+    ("critique_severity", "논평 심각도"),
 )
 FIELD_NAMES = tuple(name for name, _ in COLUMNS)
 KOREAN = dict(COLUMNS)
 REQUIRED_COLUMNS = ("utterance_id", "seq", "speaker", "stage", "text", "source")
 LIST_COLUMNS = ("techniques", "client_states", "nonverbal")
+# Per comment kind, the fields whose columns run line by line beside that kind's text column.
+COMMENT_FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
+    "rationale": ("author",),
+    "critique": ("author", "dimension", "expected", "actual", "severity"),
+}
+COMMENT_COLUMNS = tuple(f"{kind}_{name}" for kind, names in COMMENT_FIELD_COLUMNS.items() for name in names)
 
 
 def _key(header: str) -> str:

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from supervision import rules
+from supervision.importing.columns import COMMENT_COLUMNS, COMMENT_FIELD_COLUMNS
 from supervision.importing.records import CommentRecord, RowError, TurnRecord
 from taxonomy import catalogue, lookup
 from taxonomy.lookup import LabelIndex
+from taxonomy.normalize import normalize_value
 
 LIST_SEPARATORS = re.compile(r"[;\n\r]+")
 REQUIRED = ("utterance_id", "seq", "speaker", "stage", "text", "source")
@@ -53,9 +55,10 @@ class RowParser:
         """``parse``, with a fast path for the common case: a spreadsheet row of text cells that turns out
         valid. Any row the fast path does not accept as it stands (a problem, a warning, an unusual cell
         type) goes through ``parse``, so errors and warnings are always ``parse``'s own."""
-        record = self._plain_valid_record(row, raw)
+        raw = normalize_value(raw)
+        record = None if _has_forbidden_character(raw) else self._plain_valid_record(row, raw)
         if record is None:
-            return self.parse(row, raw)
+            return self._parse(row, raw)
         return ParsedRow(record, position=(record.session, record.seq), trainee=record.trainee)
 
     def _plain_valid_record(self, row: int, raw: Mapping[str, object]) -> TurnRecord | None:
@@ -151,14 +154,14 @@ class RowParser:
             cell = get(kind)
             if not cell or cell.isspace():
                 continue
-            if "\x00" in cell:
-                return None
+            if "\x00" in cell or any(column in raw for column in COMMENT_COLUMNS):
+                return None  # the optional author/deviation columns are read by parse()
             for line in cell.splitlines():
                 line = line.strip()
                 if line:
                     if rules.personal_identifier_problem(line):
                         return None
-                    comments.append(CommentRecord(kind, line, "supervisor", {}))
+                    comments.append(CommentRecord(kind, line, "supervisor", {}, given=frozenset()))
 
         trainee = get("trainee")
         if trainee and not trainee.isspace():
@@ -212,6 +215,10 @@ class RowParser:
         return None if cached[1] else list(cached[0])
 
     def parse(self, row: int, raw: Mapping[str, object]) -> ParsedRow:
+        return self._parse(row, normalize_value(raw))
+
+    def _parse(self, row: int, raw: Mapping[str, object]) -> ParsedRow:
+        """``raw`` already in NFC (``normalize_value``): every entry point composes text once, here."""
         out = ParsedRow(None)
 
         def error(column: str, message: str) -> None:
@@ -275,6 +282,8 @@ class RowParser:
             trainee = self._string(raw, "trainee", error).strip()
             out.trainee = trainee or None
         held_on = self._date(raw.get("held_on"), error)
+        # Reported with the row's other problems (the row keeps its place in the seq check).
+        self.check_characters(raw, raw.keys(), error)
 
         if out.errors:
             return out
@@ -305,6 +314,14 @@ class RowParser:
             value = raw.get(column)
             if isinstance(value, str) and len(value) > self.max_chars:
                 error(str(column), f"칸의 길이가 {len(value):,}자로, 한도 {self.max_chars:,}자를 넘습니다.")
+
+    @staticmethod
+    def check_characters(raw: Mapping, columns, error) -> None:
+        for column in columns:
+            for text in _strings(raw.get(column)):
+                if problem := rules.character_problem(text):
+                    error(str(column), problem)
+                    break
 
     def stage(self, raw: Mapping, error) -> str | None:
         stage_raw = self._string(raw, "stage", error)
@@ -426,13 +443,31 @@ class RowParser:
                     comment = self._comment(position, item, error)
                     if comment is not None:
                         comments.append(comment)
-        for kind in ("rationale", "critique"):
+        for kind, names in COMMENT_FIELD_COLUMNS.items():
             cell = raw.get(kind)
             if _blank(cell):
                 continue
-            for line in self._string(raw, kind, error).splitlines():
-                if line.strip():
-                    comments.append(CommentRecord(kind, line.strip(), "supervisor", {}))
+            lines = [line.strip() for line in self._string(raw, kind, error).splitlines() if line.strip()]
+            # The optional columns beside it, line for line; a column the file has is what the file says
+            # (``given``), a column it lacks leaves a stored comment's field as it is.
+            given = frozenset(name for name in names if f"{kind}_{name}" in raw)
+            aligned = {
+                name: [part.strip() for part in self._string(raw, f"{kind}_{name}", error).split("\n")]
+                for name in given
+            }
+            for position, line in enumerate(lines):
+                values = {name: (parts[position] if position < len(parts) else "") for name, parts in aligned.items()}
+                author = values.pop("author", "") or "supervisor"
+                deviation = {key: value for key, value in values.items() if value}
+                problems = []
+                if problem := rules.comment_author_problem(author):
+                    error(f"{kind}_author", problem)
+                    problems.append(problem)
+                for key, message in rules.intent_deviation_problems(deviation):
+                    error(f"{kind}_{key}", message)
+                    problems.append(message)
+                if not problems:
+                    comments.append(CommentRecord(kind, line, author, deviation, given=given))
         return comments
 
     @staticmethod
@@ -481,6 +516,23 @@ class RowParser:
 def _korean_name(code: str) -> str:
     label = catalogue.TECHNIQUES_BY_CODE.get(code) or catalogue.CLIENT_STATES_BY_CODE.get(code)
     return label.ko if label else code
+
+
+def _strings(value: object):
+    """The strings of a cell: itself, or those inside a JSONL list or object."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+
+
+def _has_forbidden_character(raw: Mapping) -> bool:
+    return any(rules.character_problem(text) for value in raw.values() for text in _strings(value))
 
 
 def _blank(value: object) -> bool:

@@ -26,10 +26,10 @@ class CommentRecord:
     text: str
     author: str
     intent_deviation: dict
-
-    def key(self) -> tuple:
-        """Identity used to recognise a comment already stored (re-import adds nothing twice)."""
-        return (self.kind, self.text, self.author, tuple(sorted(self.intent_deviation.items())))
+    # The fields the input states (``author`` and the intent-deviation keys); a JSONL comment states them all,
+    # a spreadsheet line those whose optional columns the file has. A comment already stored (recognised by
+    # kind and text) takes the stated fields and keeps the others.
+    given: frozenset = frozenset({"author", "dimension", "expected", "actual", "severity"})
 
 
 @dataclass

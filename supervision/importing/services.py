@@ -20,6 +20,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
+from simple_history.utils import bulk_update_with_history
 
 from portal.perf import without_cyclic_gc
 from supervision.exporting import label_codes_by_turn
@@ -36,6 +37,8 @@ TURN_FIELDS = ("seq", "speaker", "stage_id", "text", "nonverbal", "dialog_act")
 ProgressCallback = Callable[[str, int, int], None]
 # Rows validated and written at a time: memory follows this, not the file (about 1 KB a row in flight).
 CHUNK_ROWS = 10_000
+# The per-session counts of what an import changes, as the preview lists them.
+CHANGE_COUNTS = ("turns_created", "turns_updated", "turns_deleted", "comments_added", "comments_changed")
 
 
 @dataclass
@@ -155,6 +158,8 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
             if report.errors:
                 raise ImportAborted
             writer.finish()
+            for entry in report.previews:
+                entry.update(writer.changes_of(entry["code"]))
             if dry_run:
                 raise ImportAborted
             # Fresh transcripts get their trajectory audits in the background once the import is committed
@@ -214,11 +219,9 @@ def _chunks(rows: Iterable, size: int) -> Iterator[list]:
 
 
 def queue_trajectory_audits(session_ids: list[int]) -> None:
-    from portal.queue import enqueue
-    from supervision.trajectory.tasks import audit_sessions
+    from supervision.trajectory.tasks import queue_session_audits
 
-    # A few seconds of work at most: with Redis down it runs here rather than being lost.
-    enqueue(audit_sessions, session_ids, in_process_if_down=True)
+    queue_session_audits(session_ids)
 
 
 class _TraineeNames:
@@ -276,6 +279,12 @@ class ChunkWriter:
         self.preexisting: set[int] = set()  # ids of the file's sessions that existed before it
         self.details: dict[str, dict] = {}  # session code -> source, trainee name, held_on (first seen)
         self.matched: set[int] = set()  # ids of stored turns the file has again
+        # What the file changes, per session code: the preview says it exactly (issue 33).
+        self.changes: dict[str, Counter] = defaultdict(Counter)
+
+    def changes_of(self, code: str) -> dict[str, int]:
+        counts = self.changes.get(code, Counter())
+        return {name: counts[name] for name in CHANGE_COUNTS}
 
     def write(self, records: list[TurnRecord]) -> None:
         if not records:
@@ -293,8 +302,11 @@ class ChunkWriter:
         self._link(linked)
         comments = []
         for turn_id, record in linked:
+            self.changes[record.session]["turns_created"] += 1
             if record.comments:
-                comments += _comments_to_add(turn_id, record, set(), self.created_by)
+                added, _ = _comments_to_add(turn_id, record, [], self.created_by)
+                self.changes[record.session]["comments_added"] += len(added)
+                comments += added
         self.writer.comments(comments)
 
     def _link(self, linked: list[tuple[int, TurnRecord]]) -> None:
@@ -360,18 +372,20 @@ class ChunkWriter:
         turn_ids = [row["id"] for row in existing.values()]
         existing_techniques = label_codes_by_turn(TurnTechnique, turn_ids=turn_ids)
         existing_states = label_codes_by_turn(TurnClientState, turn_ids=turn_ids)
-        existing_comments: dict[int, set[tuple]] = defaultdict(set)
-        for turn_id, kind, text, author, deviation in (
+        existing_comments: dict[int, list[StoredComment]] = defaultdict(list)
+        for comment_id, turn_id, kind, text, author, deviation in (
             SupervisorComment.objects.accepted()
             .filter(turn_id__in=turn_ids)
-            .values_list("turn_id", "kind", "text", "author", "intent_deviation")
+            .order_by("id")
+            .values_list("id", "turn_id", "kind", "text", "author", "intent_deviation")
         ):
-            existing_comments[turn_id].add((kind, text, author, tuple(sorted((deviation or {}).items()))))
+            existing_comments[turn_id].append(StoredComment(comment_id, kind, text, author, deviation or {}))
 
         new_records: list[TurnRecord] = []
         to_update: list[Turn] = []
         relink: list[tuple[int, TurnRecord]] = []
         new_comments: list[SupervisorComment] = []
+        changed_comments: list[SupervisorComment] = []
         for record in records:
             current = existing.get(record.utterance_id)
             if current is None:
@@ -395,9 +409,14 @@ class ChunkWriter:
             ) != set(record.client_states)
             if labels_changed:
                 relink.append((turn_id, record))
-            fresh = _comments_to_add(turn_id, record, existing_comments[turn_id], self.created_by)
+            fresh, altered = _comments_to_add(turn_id, record, existing_comments[turn_id], self.created_by)
             new_comments += fresh
-            if changed or labels_changed or fresh:
+            changed_comments += altered
+            counts = self.changes[record.session]
+            counts["comments_added"] += len(fresh)
+            counts["comments_changed"] += len(altered)
+            if changed or labels_changed or fresh or altered:
+                counts["turns_updated"] += 1
                 report.updated += 1
 
         if to_update:
@@ -408,6 +427,11 @@ class ChunkWriter:
             TurnClientState.objects.filter(turn_id__in=ids).delete()
             self._link(relink)
         self.writer.comments(new_comments)
+        if changed_comments:
+            # Through simple-history, so the comment's audit trail shows the import's change.
+            bulk_update_with_history(
+                changed_comments, SupervisorComment, ["author", "intent_deviation"], batch_size=2000
+            )
         return new_records
 
     def finish(self) -> None:
@@ -437,6 +461,9 @@ class ChunkWriter:
             stored = Turn.objects.filter(session_id__in=sorted(self.preexisting)).values_list("id", flat=True)
             stale = [turn_id for turn_id in stored if turn_id not in self.matched]
             if stale:
+                codes = {session.id: code for code, session in self.sessions.items()}
+                for session_id in Turn.objects.filter(id__in=stale).values_list("session_id", flat=True):
+                    self.changes[codes[session_id]]["turns_deleted"] += 1
                 Turn.objects.filter(id__in=stale).delete()
                 report.deleted = len(stale)
                 report.warnings.append(
@@ -564,13 +591,53 @@ class CopyWriter:
                 )
 
 
-def _comments_to_add(turn_id: int, record: TurnRecord, existing: set[tuple], created_by) -> list[SupervisorComment]:
-    fresh = []
+@dataclass
+class StoredComment:
+    id: int | None
+    kind: str
+    text: str
+    author: str
+    intent_deviation: dict
+    matched: bool = False
+
+    def lines(self) -> list[str]:
+        return [line.strip() for line in self.text.splitlines() if line.strip()]
+
+
+def _comments_to_add(
+    turn_id: int, record: TurnRecord, stored: list[StoredComment], created_by
+) -> tuple[list[SupervisorComment], list[SupervisorComment]]:
+    """The record's comments against the turn's stored ones: ``(new, changed)``.
+
+    A comment is the stored one of the same kind and text (a spreadsheet cell holds a comment written over
+    several lines as several lines: each of them is that comment). A recognised comment keeps its id, byline
+    and the fields the input does not state; the fields it states replace the stored ones. The same line twice
+    on one turn is one comment."""
+    fresh: list[SupervisorComment] = []
+    changed: list[SupervisorComment] = []
     for comment in record.comments:
-        key = comment.key()
-        if key in existing:
+        same = next(
+            (s for s in stored if not s.matched and s.kind == comment.kind and s.text.strip() == comment.text), None
+        )
+        if same is None:
+            part = next(
+                (s for s in stored if s.kind == comment.kind and len(lines := s.lines()) > 1 and comment.text in lines),
+                None,
+            )
+            if part is not None and comment.text == part.lines()[0]:
+                same = part
+            elif part is not None:
+                continue  # a continuation line of a stored comment: its fields are on the first line
+        if same is not None:
+            same.matched = True
+            author = comment.author if "author" in comment.given else same.author
+            deviation = {k: v for k, v in same.intent_deviation.items() if k not in comment.given}
+            deviation.update(comment.intent_deviation)
+            if same.id is not None and (author, deviation) != (same.author, same.intent_deviation):
+                same.author, same.intent_deviation = author, deviation
+                changed.append(SupervisorComment(id=same.id, author=author, intent_deviation=deviation))
             continue
-        existing.add(key)
+        stored.append(StoredComment(None, comment.kind, comment.text, comment.author, comment.intent_deviation, True))
         fresh.append(
             SupervisorComment(
                 turn_id=turn_id,
@@ -581,4 +648,4 @@ def _comments_to_add(turn_id: int, record: TurnRecord, existing: set[tuple], cre
                 written_by=created_by if comment.author == "supervisor" else None,
             )
         )
-    return fresh
+    return fresh, changed

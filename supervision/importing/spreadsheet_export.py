@@ -1,7 +1,8 @@
 """Spreadsheet export (CONTRACT §4) and the import template, built on the golden lines.
 
 Export writes the §3 columns with English headers, lists joined by ``; ``, comments as one line each in
-the ``rationale``/``critique`` columns. It never writes a formula: xlsx cells are stored as text, and a csv
+the ``rationale``/``critique`` columns, and after them the optional columns of who wrote each line and a
+critique's intent deviation (``critique_severity`` …), line by line. It never writes a formula: xlsx cells are stored as text, and a csv
 cell that starts with ``= + - @``, a tab or a carriage return gets a leading ``'`` that the importer strips.
 """
 
@@ -21,7 +22,14 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from supervision.exporting import golden_lines
-from supervision.importing.columns import COLUMNS, FIELD_NAMES, KOREAN, LIST_COLUMNS
+from supervision.importing.columns import (
+    COLUMNS,
+    COMMENT_COLUMNS,
+    COMMENT_FIELD_COLUMNS,
+    FIELD_NAMES,
+    KOREAN,
+    LIST_COLUMNS,
+)
 from supervision.importing.spreadsheet_readers import FORMULA_STARTS
 from taxonomy import catalogue
 
@@ -33,8 +41,15 @@ TEMPLATE_SHEET = "발화"
 def spreadsheet_row(line: dict) -> list[str]:
     """One golden line as the §3 cells (all text)."""
     comments = {"rationale": [], "critique": []}
+    fields = {column: [] for column in COMMENT_COLUMNS}
     for comment in line.get("comments") or ():
-        comments[comment["kind"]].append(comment["text"])
+        kind = comment["kind"]
+        # One comment, one line of its kind's column; a comment written over several lines keeps its fields on
+        # its first line (a re-import recognises every line as part of the stored comment).
+        lines = [part.strip() for part in comment["text"].splitlines() if part.strip()] or [comment["text"]]
+        comments[kind] += lines
+        for name in COMMENT_FIELD_COLUMNS[kind]:
+            fields[f"{kind}_{name}"] += [str(comment.get(name) or "")] + [""] * (len(lines) - 1)
     values = {
         "session": line.get("session", ""),
         "utterance_id": line["utterance_id"],
@@ -48,6 +63,8 @@ def spreadsheet_row(line: dict) -> list[str]:
         "critique": "\n".join(comments["critique"]),
         "trainee": line.get("trainee") or "",
         "held_on": line.get("held_on") or "",
+        # Trailing blanks are dropped: a column of blanks is an empty cell.
+        **{column: "\n".join(values).rstrip("\n") for column, values in fields.items()},
     }
     for column in LIST_COLUMNS:
         values[column] = LIST_JOIN.join(line.get(column) or ())

@@ -89,10 +89,10 @@ class TransitionInline(WrittenElsewhereMixin, admin.TabularInline):
 @admin.register(TraineeTag)
 class TraineeTagAdmin(PortalExportMixin, RoleScopedAdmin):
     resource_classes = (TraineeTagResource,)  # the change list as filtered: a supervisor's own trainees
+    # The tag's choice label is its Korean description with the code beside it: no separate description column.
     list_display = (
         "trainee",
         "tag",
-        "description",
         "status",
         "source",
         "evidence_count",
@@ -106,7 +106,6 @@ class TraineeTagAdmin(PortalExportMixin, RoleScopedAdmin):
     fields = (
         "trainee",
         "tag",
-        "description",
         "source",
         "status",
         "observation_since",

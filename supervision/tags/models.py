@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from supervision.tags import catalogue
 
-TAG_CHOICES = [(t.name, f"{t.name} — {t.ko}") for t in catalogue.TAGS]
+TAG_CHOICES = [(t.name, f"{t.ko} ({t.name})") for t in catalogue.TAGS]
 
 
 class Status(models.TextChoices):
@@ -78,7 +78,7 @@ class TraineeTag(models.Model):
         indexes = [models.Index(fields=["status", "hypothesis_since"], name="trainee_tag_verify_due")]
 
     def __str__(self) -> str:
-        return f"{self.trainee} · {self.tag} ({self.status})"
+        return f"{self.trainee} · {self.get_tag_display()} · {self.get_status_display()}"
 
     @property
     def definition(self) -> catalogue.TagDef:

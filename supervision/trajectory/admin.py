@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from supervision.admin import RoleScopedAdmin, WrittenElsewhereMixin, trainee_list_filter
 from supervision.feedback import charts
 from supervision.roles import is_supervisor, sees_everything
+from supervision.trajectory.display import supervisor_explanation
 from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
 from supervision.trajectory.selectors import risk_threshold, trace_of
 
@@ -31,7 +32,7 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
         "seq_range",
         "label_display",
         "score",
-        "explanation",
+        "explanation_display",
         "sycophancy_display",
         "trace_display",
         "engine_version",
@@ -60,6 +61,11 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
             obj.label if obj.label in _LABELS else "none",
             obj.get_label_display(),
         )
+
+    @admin.display(description=_("설명"))
+    def explanation_display(self, obj):
+        # The engine's terms in Korean; its own text (audit_trajectories' output) in the tooltip.
+        return format_html('<span title="{}">{}</span>', obj.explanation, supervisor_explanation(obj.explanation))
 
     @admin.display(description=_("은밀한 아첨 발화"))
     def sycophancy_display(self, obj):

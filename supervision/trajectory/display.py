@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # The trainee's words for a window (their page; the supervisor's admin keeps the engine's terms).
@@ -57,3 +58,43 @@ def window_story(audit: dict[str, Any]) -> str:
             "살펴보지는 않았어요."
         )
     return " ".join(parts)
+
+
+# The supervisor's pages (session admin, safety queue): the engine's explanation with its terms in Korean.
+# The engine's own text (``audit_trajectories``, CONTRACT §4) keeps them; the codes stay in a tooltip.
+LABEL_KO = {"productive": "생산적", "neutral": "중립적", "harmful": "해로운"}
+TEMPLATE_KO = {
+    "steady_recovery": "꾸준한 회복",
+    "late_breakthrough": "뒤늦은 돌파",
+    "crisis_stabilised": "위기 안정화",
+    "opening_up": "마음 열기",
+    "flat_mild_distress": "가벼운 고통이 이어짐",
+    "flat_engaged": "변화 없이 참여",
+    "steady_deterioration": "꾸준한 악화",
+    "persistent_distortion": "왜곡이 이어짐",
+    "risk_escalation": "위험 상승",
+}
+
+
+def _template(match: re.Match) -> str:
+    name, distance = match.group(1), match.group(2)
+    return f"가장 가까운 궤적 유형: {TEMPLATE_KO.get(name, name)} (그래프 거리 {distance})"
+
+
+_TERMS = (
+    (re.compile(r"가장 가까운 템플릿: ([a-z_]+) \(GED ([-+0-9.]+)\)"), _template),
+    (re.compile(r"\(momentum ([-+0-9.]+)\)"), r"(흐름 세기 \1)"),
+    (re.compile(r"\(penalty_wall ([-+0-9.]+), 최대 risk ([-+0-9.]+)\)"), r"(페널티 벽 \1, 최대 위험 \2)"),
+    (re.compile(r"\(risk ([-+0-9.]+) → ([-+0-9.]+)\)"), r"(위험 \1 → \2)"),
+    (re.compile(r"위험\(risk ([-+0-9.]+) → ([-+0-9.]+)\)"), r"위험 \1 → \2"),
+    (re.compile(r"\((high_risk_mass|valence|risk|risk_response|colluding|overt_harm|stealth sycophancy)\)"), ""),
+    (re.compile(r"\(([a-z]+)\)(?=, 점수)"), ""),
+)
+
+
+def supervisor_explanation(text: str) -> str:
+    """The engine's explanation without its English terms ("GED", "momentum", "penalty_wall",
+    "high_risk_mass", template names): the Korean words a supervisor reads."""
+    for pattern, replacement in _TERMS:
+        text = pattern.sub(replacement, text)
+    return text

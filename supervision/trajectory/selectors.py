@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
+
 from supervision.models import Session
 from supervision.trajectory.engine.resources import load_resources
-from supervision.trajectory.models import TRACE_FIELDS, TrajectoryAudit
+from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, TrajectoryAudit
 
 
 def trace_of(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -18,6 +20,24 @@ def trace_of(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def risk_threshold() -> float:
     """Where the penalty wall sits on the risk axis (model.json), drawn as a line on the state trace."""
     return float(load_resources().model["score"]["wall_threshold"])
+
+
+def audit_pending(session: Session | int) -> bool:
+    """Whether the session's turns or labels changed after its audit was computed (a revision mark newer than
+    the audited one): the audit is queued and the pages say the explanation is being brought up to date. The
+    marks are kept on PostgreSQL only; elsewhere an audit is never shown as pending."""
+    if connection.vendor != "postgresql":
+        return False
+    session_id = session if isinstance(session, int) else session.pk
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(r.revision, 0) > COALESCE(m.revision, -1) FROM sessions s "
+            "LEFT JOIN gauge_session_revision r ON r.session_id = s.id "
+            f"LEFT JOIN {AuditedRevision._meta.db_table} m ON m.session_id = s.id WHERE s.id = %s",
+            [session_id],
+        )
+        row = cursor.fetchone()
+    return bool(row and row[0])
 
 
 def audits_for(session: Session | int) -> list[dict[str, Any]]:

@@ -7,3 +7,13 @@ from supervision.trajectory.services import trajectory_audit_sessions
 def audit_sessions(session_ids: list[int]) -> dict:
     """Audits the given sessions' trajectories (queued after an import commits)."""
     return trajectory_audit_sessions(session_ids=session_ids).as_dict()
+
+
+def queue_session_audits(session_ids: list[int]) -> None:
+    """Queues the audit of sessions whose turns or labels just changed (an import, a label edit); call it from
+    ``transaction.on_commit``. A few seconds of work at most: with Redis down it runs here rather than being
+    lost (the nightly review would catch it up too)."""
+    from portal.queue import enqueue
+
+    if session_ids:
+        enqueue(audit_sessions, session_ids, in_process_if_down=True)

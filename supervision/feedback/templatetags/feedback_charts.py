@@ -122,3 +122,17 @@ def technique_ko(code):
 @register.filter
 def tag_status_ko(status):
     return presentation.TAG_STATUS_KO.get(status or "", status)
+
+
+@register.filter
+def supervisor_explanation(text):
+    from supervision.trajectory.display import supervisor_explanation as explain
+
+    return explain(text or "")
+
+
+@register.filter
+def audit_label_ko(label):
+    from supervision.trajectory.display import LABEL_KO
+
+    return LABEL_KO.get(label, label)

@@ -28,7 +28,7 @@ def test_it_lists_a_supervisors_trainees_with_the_figures_readable(fixture_sessi
     assert page.status_code == 200
     assert {s.trainee.username for s in page.context["cl"].result_list} == {"trainee_a"}
     html = page.content.decode()
-    assert "RELA 0.54↑" in html  # trainee-wide RELATIONAL 7/13 over its band
+    assert "관계 형성 0.54↑" in html  # trainee-wide RELATIONAL 7/13 over its band, by its Korean name
     assert "1.50 적정" in html
     assert "0.25–0.45" in html
 
