@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "supervision.importing",
     "supervision.safety",
     "supervision.agreement",
+    "supervision.suggesting",
 ]
 
 MIDDLEWARE = [

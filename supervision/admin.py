@@ -53,6 +53,7 @@ from supervision.models import (
 from supervision.resources import CommentResource, RosterResource
 from supervision.roles import sees_everything, supervises, trainee_filter, visible_trainees
 from supervision.services import ServiceError, TurnRejected, turn_edit_problems, turn_update
+from supervision.suggesting.admin import SuggestedOnlyFilter, decorate_transcript, suggestion_urls
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -281,7 +282,7 @@ def replies_html(comment):
 @admin.register(Session)
 class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     list_display = ("code", "title", "trainee", "held_on", "turn_count", "critique_count", "source")
-    list_filter = ("held_on", trainee_list_filter("trainee"))
+    list_filter = ("held_on", trainee_list_filter("trainee"), SuggestedOnlyFilter)
     search_fields = ("code", "title", "trainee__username", "turns__text")
     list_select_related = ("trainee",)
     ordering = ("-held_on", "code")  # a stable order for the paginated change list
@@ -334,7 +335,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                 name="supervision_session_suggestion",
             ),
         ]
-        return extra + super().get_urls()
+        return extra + suggestion_urls(self) + super().get_urls()
 
     def suggestion_review_view(self, request, object_id, comment_id, decision):
         """수락 / 기각 of an AI suggestion from its card on the transcript, through the suggestion services."""
@@ -410,6 +411,8 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             feedback_selectors.transcript_turns(session, reader=session.trainee_id, include_suggestions=True, **filters)
         )
         session_suggestions = feedback_selectors.pop_session_wide_suggestions(turns)
+        can_comment = supervises(request.user, session.trainee_id)
+        label_suggestions = decorate_transcript(turns, can_decide=can_comment)
         all_stages = list(session.turns.order_by("seq").values_list("stage_id", flat=True))
         return {
             "transcript": turns,
@@ -423,7 +426,8 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "client_state_choices": [(s.code, s.ko) for s in catalogue.CLIENT_STATES],
             "kind_choices": CommentKind.choices,
             "severity_choices": Severity.choices,
-            "can_comment": supervises(request.user, session.trainee_id),
+            "can_comment": can_comment,
+            **label_suggestions,
             "audits": feedback_selectors.audits_for(session),
             "safety_marks": feedback_selectors.safety_marks_for(request.user, session),
         }

@@ -157,6 +157,9 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
             writer.finish()
             if dry_run:
                 raise ImportAborted
+            # Every imported turn gets the suggester's labels before the import returns, in its transaction
+            # (CONTRACT §9); a re-import replaces its sessions' suggestions. No usable model: none, logged.
+            suggest_imported_sessions(report.session_ids)
             # Fresh transcripts get their trajectory audits in the background once the import is committed
             # (in-process when no REDIS_URL); the nightly review refreshes them too.
             transaction.on_commit(partial(queue_trajectory_audits, report.session_ids))
@@ -211,6 +214,12 @@ def _chunks(rows: Iterable, size: int) -> Iterator[list]:
     iterator = iter(rows)
     while chunk := list(islice(iterator, size)):
         yield chunk
+
+
+def suggest_imported_sessions(session_ids: list[int]) -> None:
+    from supervision.suggesting.services import suggestions_refresh
+
+    suggestions_refresh(session_ids=session_ids)
 
 
 def queue_trajectory_audits(session_ids: list[int]) -> None:
