@@ -157,9 +157,6 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
             writer.finish()
             if dry_run:
                 raise ImportAborted
-            # Every imported turn gets the suggester's labels before the import returns, in its transaction
-            # (CONTRACT §9); a re-import replaces its sessions' suggestions. No usable model: none, logged.
-            suggest_imported_sessions(report.session_ids)
             # Fresh transcripts get their trajectory audits in the background once the import is committed
             # (in-process when no REDIS_URL); the nightly review refreshes them too.
             transaction.on_commit(partial(queue_trajectory_audits, report.session_ids))
@@ -216,10 +213,10 @@ def _chunks(rows: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
-def suggest_imported_sessions(session_ids: list[int]) -> None:
-    from supervision.suggesting.services import suggestions_refresh
+def _suggestion_writer():
+    from supervision.suggesting.services import SuggestionWriter
 
-    suggestions_refresh(session_ids=session_ids)
+    return SuggestionWriter.for_import()
 
 
 def queue_trajectory_audits(session_ids: list[int]) -> None:
@@ -285,6 +282,10 @@ class ChunkWriter:
         self.preexisting: set[int] = set()  # ids of the file's sessions that existed before it
         self.details: dict[str, dict] = {}  # session code -> source, trainee name, held_on (first seen)
         self.matched: set[int] = set()  # ids of stored turns the file has again
+        # Every written turn gets the label suggester's labels in the same transaction, chunk by chunk from
+        # the records in memory (CONTRACT §9); a re-imported turn's are replaced. No usable model: none.
+        self.suggestions = None if report.dry_run else _suggestion_writer()
+        self._again: list[tuple[int, TurnRecord]] = []  # this chunk's re-imported turns
 
     def write(self, records: list[TurnRecord]) -> None:
         if not records:
@@ -299,6 +300,9 @@ class ChunkWriter:
         ids = self.writer.turns(fresh, sessions)
         self.report.created += len(fresh)
         linked = list(zip(ids, fresh, strict=True))
+        if self.suggestions is not None:
+            again, self._again = self._again, []
+            self.suggestions.write(linked + again, replaced=[turn_id for turn_id, _ in again])
         self._link(linked)
         comments = []
         for turn_id, record in linked:
@@ -396,6 +400,7 @@ class ChunkWriter:
             }
             turn_id = current["id"]
             self.matched.add(turn_id)
+            self._again.append((turn_id, record))
             changed = any(current[name] != value for name, value in values.items())
             if changed:
                 to_update.append(Turn(id=turn_id, **values))
@@ -423,6 +428,8 @@ class ChunkWriter:
         """After the last chunk: the sessions' details from the whole file, and the stored turns the file no
         longer has deleted."""
         report = self.report
+        if self.suggestions is not None:
+            self.suggestions.finish()
         report.sessions = len(self.sessions)
         report.session_ids = sorted(session.id for session in self.sessions.values())
         changed: list[Session] = []
