@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from .engine.features import TurnInput
 from .engine.model import ModelRefused, SuggesterModel, load_model
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "model" / "suggester.json"
@@ -52,3 +53,17 @@ def forget_loaded_models() -> None:
     """The next use loads the file again (after ``train_suggester`` wrote a new version, and in tests)."""
     with _lock:
         _loaded.clear()
+
+
+def window_labeller():
+    """For the trajectory audit of windows nobody labelled: §2 turn dicts → one list of suggested codes per
+    turn (``None`` without a usable model: the audit then reads the text alone)."""
+    model = current_model()
+    if model is None:
+        return None
+
+    def labeller(turns: list[dict]) -> list[list[str]]:
+        inputs = [TurnInput(t.get("text") or "", t.get("stage") or "", t.get("nonverbal") or ()) for t in turns]
+        return [labels for labels, _scores in model.predict(inputs, [t.get("speaker") for t in turns])]
+
+    return labeller

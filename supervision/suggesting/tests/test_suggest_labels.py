@@ -101,3 +101,26 @@ def test_a_missing_file_is_row_0_column_file(tmp_path):
     code, _out, err = _run(tmp_path / "none.jsonl")
     assert code == 1
     assert err.startswith("row 0, column file:")
+
+
+def _audit(path, capsys):
+    call_command("audit_trajectories", "--input", str(path))
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines() if line]
+
+
+def test_the_audit_reads_suggestions_for_a_window_nobody_labelled_and_says_so(tmp_path, capsys):
+    unlabelled = {"window_id": "U", "turns": [dict(line, techniques=[], client_states=[]) for line in LINES]}
+    partly = {"window_id": "P", "turns": [dict(line, techniques=[], client_states=[]) for line in LINES]}
+    partly["turns"][1]["client_states"] = ["affect_contact"]
+    path = tmp_path / "windows.jsonl"
+    path.write_text("\n".join(json.dumps(w, ensure_ascii=False) for w in (unlabelled, partly)) + "\n")
+    results = _audit(path, capsys)
+    assert [(r["window_id"], r["labels"]) for r in results] == [("U", "suggested"), ("P", "given")]
+
+
+def test_without_a_usable_model_the_audit_reads_the_text_and_says_given(tmp_path, capsys, settings):
+    settings.SUGGESTER_MODEL_PATH = str(tmp_path / "missing.json")
+    unlabelled = {"window_id": "U", "turns": [dict(line, techniques=[], client_states=[]) for line in LINES]}
+    path = tmp_path / "windows.jsonl"
+    path.write_text(json.dumps(unlabelled, ensure_ascii=False) + "\n")
+    assert [r["labels"] for r in _audit(path, capsys)] == ["given"]
