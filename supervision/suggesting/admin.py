@@ -83,7 +83,7 @@ def label_suggestion_view(model_admin, request, object_id, turn_id, decision):
     turn = Turn.objects.filter(session=session, pk=turn_id).select_related("session").first()
     if turn is None:
         raise Http404
-    label = request.POST.get("label", "")
+    label = request.POST.get("code", "")
     try:
         if decision == "dismiss":
             suggestion_dismiss(turn=turn, label=label, dismissed_by=request.user)

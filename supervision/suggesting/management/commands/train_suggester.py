@@ -21,7 +21,7 @@ from supervision.suggesting.engine import corpus
 from supervision.suggesting.engine.evaluation import false_alarms, figures, held_out_suggestions, session_folds
 from supervision.suggesting.engine.model import ModelRefused, load_model, save_model, version_number
 from supervision.suggesting.engine.training import Settings, arrays_of, axes_meta, fit
-from supervision.suggesting.loading import forget_loaded_models, model_path
+from supervision.suggesting.loading import DEFAULT_MODEL_PATH, forget_loaded_models, model_path
 from supervision.suggesting.training_data import (
     REPOSITORY_TRAINING_SET,
     default_sources,
@@ -112,11 +112,12 @@ class Command(BaseCommand):
 
     @staticmethod
     def _next_number(output: Path) -> int:
-        """One past the newest version anywhere: the file being replaced and the runs the portal keeps."""
+        """One past the newest version anywhere: the file being replaced, the model in use, the one shipped in
+        the repository and the runs the portal keeps."""
         numbers = [
             version_number(r) for r in AnnotationRun.objects.filter(kind=RaterKind.AI).values_list("rater", flat=True)
         ]
-        for path in {output, model_path()}:
+        for path in {output, model_path(), DEFAULT_MODEL_PATH}:
             with contextlib.suppress(ModelRefused):
                 numbers.append(load_model(path).number)
         return max(numbers, default=0) + 1
