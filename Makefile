@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-transitions bench-load bench-scale bench-scale-import bench-scale-night
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-load bench-scale bench-scale-import bench-scale-night
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +90,11 @@ bench-agreement: $(STAMP)
 # scoring a 100,000-turn persona file (turns/s).
 bench-transitions: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_transitions.py
+
+# Label suggester (CONTRACT §9): import slowdown with/without it, suggest_labels --input turns/s, the shipped model
+# on the audit's blind windows, cross-validated figures over data/suggester/ (BENCH_ARGS="--folds 0": one session out).
+bench-suggester: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_suggester.py $(BENCH_ARGS)
 
 # The whole nightly job over 500,000 realistic turns (1,000 sessions), step by step: first night, a quiet night, an
 # ordinary night after 2 % of the sessions were re-imported, against one GROUP BY; then audit_trajectories --input

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "supervision.agreement",
     "supervision.people",
     "supervision.transitions",
+    "supervision.suggesting",
 ]
 
 MIDDLEWARE = [

@@ -57,6 +57,7 @@ from supervision.people.services import PersonRefused, trainee_reassign
 from supervision.resources import CommentResource, RosterResource
 from supervision.roles import Role, sees_everything, supervises, trainee_filter, visible_trainees
 from supervision.services import ServiceError, TurnRejected, turn_edit_problems, turn_update
+from supervision.suggesting.admin import SuggestedOnlyFilter, decorate_transcript, suggestion_urls
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -345,7 +346,7 @@ def replies_html(comment):
 @admin.register(Session)
 class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     list_display = ("code", "title", "trainee", "held_on", "turn_count", "critique_count", "source")
-    list_filter = ("held_on", trainee_list_filter("trainee"))
+    list_filter = ("held_on", trainee_list_filter("trainee"), SuggestedOnlyFilter)
     search_fields = ("code", "title", "trainee__username", "turns__text")
     list_select_related = ("trainee",)
     ordering = ("-held_on", "code")  # a stable order for the paginated change list
@@ -398,7 +399,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
                 name="supervision_session_suggestion",
             ),
         ]
-        return extra + super().get_urls()
+        return extra + suggestion_urls(self) + super().get_urls()
 
     def suggestion_review_view(self, request, object_id, comment_id, decision):
         """수락 / 기각 of an AI suggestion from its card on the transcript, through the suggestion services."""
@@ -484,6 +485,8 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             feedback_selectors.transcript_turns(session, reader=session.trainee_id, include_suggestions=True, **filters)
         )
         session_suggestions = feedback_selectors.pop_session_wide_suggestions(turns)
+        can_comment = supervises(request.user, session.trainee_id)
+        label_suggestions = decorate_transcript(turns, can_decide=can_comment)
         all_stages = list(session.turns.order_by("seq").values_list("stage_id", flat=True))
         return {
             "transcript": turns,
@@ -497,7 +500,8 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "client_state_choices": [(s.code, s.ko) for s in catalogue.CLIENT_STATES],
             "kind_choices": CommentKind.choices,
             "severity_choices": Severity.choices,
-            "can_comment": supervises(request.user, session.trainee_id),
+            "can_comment": can_comment,
+            **label_suggestions,
             "audits": feedback_selectors.audits_for(session),
             "safety_marks": feedback_selectors.safety_marks_for(request.user, session),
         }

@@ -87,6 +87,9 @@ class RunTurn(models.Model):
     )
     dialog_act_rated = models.BooleanField(default=False)
     dialog_act = models.CharField(max_length=16, null=True, blank=True)
+    # An AI rater's probability per label ({code: p}: the labels it gave and its runners-up), when it says
+    # (the portal's own suggester does, CONTRACT §9). Shown beside the labels; the scoring never reads it.
+    scores = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "annotation_run_turn"

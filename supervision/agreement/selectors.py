@@ -125,11 +125,21 @@ def golden_ratings(
     return ratings, table
 
 
+def _run_sessions_key(run: AnnotationRun) -> str:
+    return f"agreement:run-sessions:{run.cache_name}"
+
+
+def run_sessions_forget(run: AnnotationRun) -> None:
+    """For a run that grows after it was saved (the portal's own suggester adds each import's turns to the
+    run of its model version): its kept list of sessions is read again."""
+    cache.delete(_run_sessions_key(run))
+
+
 def run_session_ids(run: AnnotationRun) -> set[int]:
     """The sessions a saved run rated. Kept in the cache: a run's turns are fixed when it is saved and can only
     go with their session, and a session that is gone has no turns left to read (0.12 s a read for a run of
     100,000 turns, several times a report page)."""
-    key = f"agreement:run-sessions:{run.cache_name}"
+    key = _run_sessions_key(run)
     sessions = cache.get(key)
     if sessions is None:
         # order_by(): the models' default orderings (run by date, turn by session code and seq) would join two

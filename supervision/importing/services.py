@@ -218,6 +218,12 @@ def _chunks(rows: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
+def _suggestion_writer():
+    from supervision.suggesting.services import SuggestionWriter
+
+    return SuggestionWriter.for_import()
+
+
 def queue_trajectory_audits(session_ids: list[int]) -> None:
     from supervision.trajectory.tasks import queue_session_audits
 
@@ -281,6 +287,10 @@ class ChunkWriter:
         self.matched: set[int] = set()  # ids of stored turns the file has again
         # What the file changes, per session code: the preview says it exactly (issue 33).
         self.changes: dict[str, Counter] = defaultdict(Counter)
+        # Every written turn gets the label suggester's labels in the same transaction, chunk by chunk from
+        # the records in memory (CONTRACT §9); a re-imported turn's are replaced. No usable model: none.
+        self.suggestions = None if report.dry_run else _suggestion_writer()
+        self._again: list[tuple[int, TurnRecord]] = []  # this chunk's re-imported turns
 
     def changes_of(self, code: str) -> dict[str, int]:
         counts = self.changes.get(code, Counter())
@@ -299,6 +309,9 @@ class ChunkWriter:
         ids = self.writer.turns(fresh, sessions)
         self.report.created += len(fresh)
         linked = list(zip(ids, fresh, strict=True))
+        if self.suggestions is not None:
+            again, self._again = self._again, []
+            self.suggestions.write(linked + again, replaced=[turn_id for turn_id, _ in again])
         self._link(linked)
         comments = []
         for turn_id, record in linked:
@@ -401,6 +414,7 @@ class ChunkWriter:
             }
             turn_id = current["id"]
             self.matched.add(turn_id)
+            self._again.append((turn_id, record))
             changed = any(current[name] != value for name, value in values.items())
             if changed:
                 to_update.append(Turn(id=turn_id, **values))
@@ -438,6 +452,8 @@ class ChunkWriter:
         """After the last chunk: the sessions' details from the whole file, and the stored turns the file no
         longer has deleted."""
         report = self.report
+        if self.suggestions is not None:
+            self.suggestions.finish()
         report.sessions = len(self.sessions)
         report.session_ids = sorted(session.id for session in self.sessions.values())
         changed: list[Session] = []

@@ -9,6 +9,19 @@ from supervision.models import Session
 from supervision.testing import golden_line, write_jsonl
 
 
+@pytest.fixture(autouse=True)
+def _without_the_label_suggester(settings):
+    """Here the raters are the ones each test saves: the portal's own suggester (whose run every import adds,
+    CONTRACT §9) would be one more in every list, α and report. Its agreement is tested with it, in
+    supervision/suggesting/tests."""
+    from supervision.suggesting.loading import forget_loaded_models
+
+    settings.SUGGESTER_MODEL_PATH = "/nonexistent/suggester-off-in-agreement-tests.json"
+    forget_loaded_models()
+    yield
+    forget_loaded_models()
+
+
 def turn_line(session: str, seq: int, uid: str, stage: str, labels: list[str], act: str | None = None) -> dict:
     speaker = "counselor" if uid.startswith("C-") else "client"
     axis = "techniques" if speaker == "counselor" else "client_states"

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .audit import audit_windows
 from .config import AuditConfig
+
+# Suggests labels for turns (§2 dicts) that nobody labelled: one list of codes per turn, on its speaker's axis
+# (the portal's label suggester, CONTRACT §9). Passed in by the caller: the engine stays free of Django.
+Labeller = Callable[[list[dict[str, Any]]], list[list[str]]]
+GIVEN, SUGGESTED = "given", "suggested"
 
 
 class MalformedWindowError(ValueError):
@@ -75,7 +80,7 @@ BATCH = 256  # windows audited together (see audit_windows); bounds memory for l
 
 
 def audit_lines(
-    lines: list[bytes], first_lineno: int = 1, *, config: AuditConfig | None = None
+    lines: list[bytes], first_lineno: int = 1, *, config: AuditConfig | None = None, labeller: Labeller | None = None
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """One chunk of an input file, parsed, validated and audited: (errors, results). Nothing is audited
     when the chunk has an error (the caller prints nothing then). Pure, so chunks can go to worker
@@ -96,33 +101,72 @@ def audit_lines(
             errors.append(str(exc))
     if errors:
         return errors, []
-    return [], list(audit_parsed(windows, config=config))
+    return [], list(audit_parsed(windows, config=config, labeller=labeller))
 
 
-def _result(obj: dict[str, Any], audit: Any) -> dict[str, Any]:
-    return {"window_id": obj["window_id"], "label": audit.label, "score": audit.score, "explanation": audit.explanation}
+def _result(obj: dict[str, Any], audit: Any, labels: str) -> dict[str, Any]:
+    return {
+        "window_id": obj["window_id"],
+        "label": audit.label,
+        "score": audit.score,
+        "explanation": audit.explanation,
+        "labels": labels,
+    }
 
 
-def audit_parsed(windows: Iterable[dict[str, Any]], *, config: AuditConfig | None = None) -> Iterator[dict[str, Any]]:
+def audit_parsed(
+    windows: Iterable[dict[str, Any]], *, config: AuditConfig | None = None, labeller: Labeller | None = None
+) -> Iterator[dict[str, Any]]:
     """The CONTRACT §4 output object per already validated window, in input order."""
     batch: list[dict[str, Any]] = []
     for obj in windows:
         batch.append(obj)
         if len(batch) == BATCH:
-            yield from _audit_batch(batch, config)
+            yield from _audit_batch(batch, config, labeller)
             batch = []
     if batch:
-        yield from _audit_batch(batch, config)
+        yield from _audit_batch(batch, config, labeller)
 
 
-def _audit_batch(batch: list[dict[str, Any]], config: AuditConfig | None) -> Iterator[dict[str, Any]]:
-    audits = audit_windows([obj["turns"] for obj in batch], config=config, with_states=False)
-    for obj, audit in zip(batch, audits, strict=True):
-        yield _result(obj, audit)
+def is_unlabelled(turns: Iterable[dict[str, Any]]) -> bool:
+    """No turn carries a technique or a client state (CONTRACT §9: then the audit reads suggestions)."""
+    return not any(turn.get("techniques") or turn.get("client_states") for turn in turns)
+
+
+def _with_suggestions(batch: list[dict[str, Any]], labeller: Labeller | None) -> tuple[list[list[dict]], list[str]]:
+    """The windows' turns, those of unlabelled windows carrying the labeller's labels (copies: the input is
+    left as read), and per window whether its labels were given or suggested."""
+    windows = [obj["turns"] for obj in batch]
+    sources = [GIVEN] * len(batch)
+    if labeller is None:
+        return windows, sources
+    chosen = [i for i, turns in enumerate(windows) if turns and is_unlabelled(turns)]
+    if not chosen:
+        return windows, sources
+    flat = [turn for i in chosen for turn in windows[i]]
+    suggested = iter(labeller(flat))
+    for i in chosen:
+        windows[i] = [_labelled(turn, next(suggested)) for turn in windows[i]]
+        sources[i] = SUGGESTED
+    return windows, sources
+
+
+def _labelled(turn: dict[str, Any], codes: list[str]) -> dict[str, Any]:
+    axis = "techniques" if turn.get("speaker") == "counselor" else "client_states"
+    return {**turn, axis: codes}
+
+
+def _audit_batch(
+    batch: list[dict[str, Any]], config: AuditConfig | None, labeller: Labeller | None = None
+) -> Iterator[dict[str, Any]]:
+    windows, sources = _with_suggestions(batch, labeller)
+    audits = audit_windows(windows, config=config, with_states=False)
+    for obj, audit, source in zip(batch, audits, sources, strict=True):
+        yield _result(obj, audit, source)
 
 
 def audit_jsonl(lines: Iterable[str], *, config: AuditConfig | None = None) -> Iterator[dict[str, Any]]:
-    """Yield {"window_id", "label", "score", "explanation"} per non-blank input line.
+    """Yield {"window_id", "label", "score", "explanation", "labels"} per non-blank input line.
 
     Raises ValueError naming the 1-based line number on the first malformed line; windows before it have
     already been yielded, so callers that need all-or-nothing should collect first (or use parse_windows).

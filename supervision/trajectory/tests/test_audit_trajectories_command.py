@@ -32,7 +32,8 @@ def test_it_prints_one_json_line_per_window(tmp_path, capsys):
     results = [json.loads(line) for line in lines]
     assert [r["window_id"] for r in results] == ["A", "B"]
     for r in results:
-        assert set(r) == {"window_id", "label", "score", "explanation"}
+        assert set(r) == {"window_id", "label", "score", "explanation", "labels"}
+        assert r["labels"] == "given"  # labelled windows (CONTRACT §9: "suggested" when none of its turns is)
         assert r["label"] in {"productive", "neutral", "harmful"}
         assert isinstance(r["score"], float)
         assert r["explanation"].endswith("이 결과는 검토 보조 자료이며 임상적 판단이 아닙니다.")

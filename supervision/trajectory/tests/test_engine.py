@@ -381,7 +381,7 @@ def test_window_without_client_turns_is_neutral():
 def test_audit_jsonl_yields_contract_shape():
     out = list(audit_jsonl([json.dumps({"window_id": "W1", "turns": STEALTH}), ""]))
     assert len(out) == 1
-    assert set(out[0]) == {"window_id", "label", "score", "explanation"}
+    assert set(out[0]) == {"window_id", "label", "score", "explanation", "labels"}
     assert out[0]["window_id"] == "W1" and out[0]["label"] == "harmful"
 
 

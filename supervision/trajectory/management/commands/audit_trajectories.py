@@ -3,7 +3,9 @@
 With --input: every line is validated first. If any line is malformed, each bad line is reported on
 stderr as ``line N: message`` and NOTHING is printed on stdout (exit 1) — the same all-or-nothing rule as
 ``import_transcripts``, so a caller never mistakes a partial output for the whole file. Otherwise one JSON
-line per window: {"window_id", "label", "score", "explanation"}.
+line per window: {"window_id", "label", "score", "explanation", "labels"} — ``labels`` is "suggested" when no
+turn of the window carried a technique or client state and the portal's label suggester labelled them for
+the audit (CONTRACT §9), "given" otherwise.
 
 Without --input: audits the stored sessions (same service as the nightly job) and prints one summary line
 {"sessions": n, "windows": n, "turns": n, "removed": n}.
@@ -17,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from supervision.suggesting.loading import window_labeller
 from supervision.trajectory.engine.io import BATCH, audit_lines
 from supervision.trajectory.engine.resources import load_resources
 from supervision.trajectory.services import trajectory_audit_sessions
@@ -25,9 +28,13 @@ from supervision.trajectory.services import trajectory_audit_sessions
 POOL_MIN_LINES = 4 * BATCH
 
 
+# The label suggester for windows nobody labelled (CONTRACT §9), loaded before any fork so the workers share it.
+_labeller = None
+
+
 def _audit_chunk(chunk: tuple[int, list[bytes]]) -> tuple[list[str], list[dict]]:
     first_lineno, lines = chunk
-    return audit_lines(lines, first_lineno)
+    return audit_lines(lines, first_lineno, labeller=_labeller)
 
 
 class Command(BaseCommand):
@@ -53,6 +60,8 @@ class Command(BaseCommand):
         chunks = [(start + 1, lines[start : start + BATCH]) for start in range(0, len(lines), BATCH)]
         workers = settings.TRAJECTORY_AUDIT_PROCESSES
         load_resources()  # once, before any fork: the workers inherit the prepared rules
+        global _labeller
+        _labeller = window_labeller()
         if workers > 1 and len(lines) >= POOL_MIN_LINES and not multiprocessing.current_process().daemon:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
                 done = list(pool.map(_audit_chunk, chunks))

@@ -1,0 +1,200 @@
+"""Label-suggester benchmark (CONTRACT §9): cross-validated quality, throughput and the import's slowdown.
+
+    make bench-suggester                       # DATABASE_URL defaults to the bench database
+    python benchmarks/bench_suggester.py [--folds 5] [--turns 25000] [--import-turns 20000]
+
+(a) Quality over the repository's training sessions (data/suggester/): each group of held-out sessions is
+    suggested by a model trained — thresholds included, by its own inner cross-validation — on every other
+    session and on the audit's labelled windows (never scored). ``--folds 0`` leaves one session out at a time.
+    Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
+(b) The shipped model on benchmarks/trajectory/blind-1.jsonl, which no model was trained on: counselor turns
+    that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
+    so those turns are not scored).
+(c) ``suggest_labels --input`` on ≥ 25,000 turns, turns/s net of start-up (a one-line run subtracted).
+(d) A fresh csv import with and without the suggester, in the bench database (bar: at most 25 % slower).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+
+
+def quality(folds: int) -> None:
+    from supervision.suggesting.engine.corpus import read_folder, read_jsonl_file
+    from supervision.suggesting.engine.evaluation import false_alarms, figures, held_out_suggestions, session_folds
+    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET, TRAJECTORY_WINDOWS, WINDOW_FILES
+    from taxonomy import catalogue
+
+    sessions = read_folder(REPOSITORY_TRAINING_SET)
+    windows = [
+        t for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern)) for t in read_jsonl_file(p)
+    ]
+    names = sorted({t.session for t in sessions})
+    groups = [{name} for name in names] if folds == 0 else session_folds(sessions, folds)
+    codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
+    started = time.perf_counter()
+    predicted = held_out_suggestions(
+        sessions, windows, groups, label_codes=codes, safety=catalogue.SAFETY_CRITICAL_STATES
+    )
+    result = figures(sessions, predicted, rater="cv")
+    alarms = false_alarms(sessions, predicted, catalogue.SAFETY_CRITICAL_STATES)
+    how = "leave-one-session-out" if folds == 0 else f"{len(groups)} folds of whole sessions"
+    print(f"(a) {len(names)} sessions, {len(sessions):,} turns, {how} ({time.perf_counter() - started:.0f} s)")
+    _print_figures(result)
+    print(
+        f"    safety false alarms: {alarms['false_alarms']} over {alarms['client_turns']} client turns = "
+        f"{alarms['per_140']} per 140 (bar ≤ 3)"
+    )
+
+
+def _print_figures(result: dict) -> None:
+    for axis in ("techniques", "client_states"):
+        figures_ = result["axes"][axis]
+        bar = "≥ 0.60" if axis == "techniques" else "≥ 0.45"
+        print(
+            f"    {axis:<13} turns {figures_['turns']:>5}  micro-F1 {figures_['micro_f1']:.3f} (bar {bar})  "
+            f"macro-F1 {figures_['macro_f1']:.3f}  kappa {figures_['kappa']}"
+        )
+    safety = result["safety"]
+    missed = ", ".join(f"{m['utterance_id']} {m['state']}" for m in safety["missed"][:8])
+    print(
+        f"    safety recall {safety['found']}/{safety['support']} = {safety['recall']}"
+        + (f"; missed {missed}" if missed else "")
+    )
+
+
+def blind() -> None:
+    from supervision.suggesting.engine.corpus import inputs, read_jsonl_file
+    from supervision.suggesting.engine.evaluation import false_alarms, figures
+    from supervision.suggesting.engine.model import load_model
+    from supervision.suggesting.loading import DEFAULT_MODEL_PATH
+    from taxonomy import catalogue
+
+    turns = read_jsonl_file(ROOT / "benchmarks" / "trajectory" / "blind-1.jsonl")
+    model = load_model(DEFAULT_MODEL_PATH)
+    suggestions = model.suggest(inputs(turns), [t.speaker for t in turns])
+    kept = [
+        (t, s.labels)
+        for t, s in zip(turns, suggestions, strict=True)
+        if (t.techniques if t.speaker == "counselor" else t.client_states)
+    ]
+    result = figures([t for t, _ in kept], [labels for _, labels in kept], rater=model.version)
+    alarms = false_alarms([t for t, _ in kept], [labels for _, labels in kept], catalogue.SAFETY_CRITICAL_STATES)
+    print(f"(b) {model.version} on blind-1 (never trained on): {len(kept)} labelled turns of {len(turns)}")
+    _print_figures(result)
+    print(f"    safety false alarms: {alarms['false_alarms']} = {alarms['per_140']} per 140 labelled client turns")
+
+
+def throughput(count: int) -> None:
+    from supervision.suggesting.engine.corpus import read_folder
+    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET
+
+    source = read_folder(REPOSITORY_TRAINING_SET)
+    with tempfile.TemporaryDirectory() as tmp:
+        big, small = Path(tmp) / "big.jsonl", Path(tmp) / "small.jsonl"
+        with big.open("w", encoding="utf-8") as handle:
+            for n in range(count):
+                t = source[n % len(source)]
+                session = f"TP{n // 200:05d}"
+                line = {
+                    "utterance_id": f"{session}-{'C' if t.speaker == 'counselor' else 'K'}-{n % 200 + 1:03d}",
+                    "speaker": t.speaker,
+                    "stage": t.stage,
+                    "seq": n % 200,
+                    "text": t.text,
+                    "nonverbal": t.nonverbal,
+                    "techniques": [],
+                    "client_states": [],
+                    "source": "bench_synthetic",
+                }
+                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+        small.write_text(big.read_text(encoding="utf-8").split("\n", 1)[0] + "\n", encoding="utf-8")
+
+        def run(path: Path) -> float:
+            started = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, str(ROOT / "manage.py"), "suggest_labels", "--input", str(path)],
+                capture_output=True,
+                check=True,
+                cwd=ROOT,
+            )
+            elapsed = time.perf_counter() - started
+            lines = done.stdout.count(b"\n")
+            expected = count if path == big else 1
+            if lines != expected:
+                sys.exit(f"suggest_labels printed {lines} lines for {expected} turns")
+            return elapsed
+
+        startup = min(run(small) for _ in range(2))
+        whole = min(run(big) for _ in range(2))
+    net = whole - startup
+    print(
+        f"(c) suggest_labels --input: {count:,} turns in {whole:.2f} s, start-up {startup:.2f} s → "
+        f"{count / net:,.0f} turns/s net of start-up (bar ≥ 5,000; best of 2, load {os.getloadavg()[0]:.1f})"
+    )
+
+
+def import_slowdown(turns: int) -> None:
+    from benchmarks.bench_db import queue_follow_up_jobs_without_running_them, use_bench_database
+
+    use_bench_database()
+    import django
+
+    django.setup()
+    queue_follow_up_jobs_without_running_them()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from benchmarks.bench_import import suggestion_cost
+    from benchmarks.bench_import import write_csv as write_bench_csv
+
+    if connection.settings_dict["NAME"].startswith("test_"):
+        sys.exit("refusing to run against a test database")
+    call_command("migrate", verbosity=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.csv"
+        write_bench_csv(path, turns, "BENCHSG")
+        rounds = [suggestion_cost(path, "BENCHSG") for _ in range(2)]
+    without = min(r[0] for r in rounds)
+    with_ = min(r[1] for r in rounds)
+    print(
+        f"(d) import of a {turns:,}-turn csv: without the suggester {without:.2f} s, with it {with_:.2f} s → "
+        f"{with_ / without - 1:+.1%} (bar ≤ +25 %; best of 2 each, load {os.getloadavg()[0]:.1f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folds", type=int, default=5, help="0 = leave one session out")
+    parser.add_argument("--turns", type=int, default=25_000)
+    parser.add_argument("--import-turns", type=int, default=20_000)
+    parser.add_argument("--skip", default="", help="comma-separated parts to skip: a,b,c,d")
+    args = parser.parse_args()
+    skip = set(args.skip.split(","))
+    if "d" not in skip:
+        import_slowdown(args.import_turns)
+    else:
+        import django
+
+        django.setup()
+    if "c" not in skip:
+        throughput(args.turns)
+    if "b" not in skip:
+        blind()
+    if "a" not in skip:
+        quality(args.folds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""Labelled turns for training and evaluation, read from golden JSONL (CONTRACT §2) or handed over by the
+portal (its curated sessions). Django-free: the benchmarks read files with it directly."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .features import TurnInput
+
+
+@dataclass
+class LabelledTurn:
+    session: str
+    seq: int
+    utterance_id: str
+    speaker: str
+    stage: str
+    text: str
+    nonverbal: list[str] = field(default_factory=list)
+    techniques: list[str] = field(default_factory=list)
+    client_states: list[str] = field(default_factory=list)
+    origin: str = ""  # "portal" or the file it came from
+
+
+def session_of(utterance_id: str) -> str:
+    for marker in ("-C-", "-K-"):
+        if marker in utterance_id:
+            return utterance_id.split(marker)[0]
+    return utterance_id
+
+
+def read_golden_lines(lines: Iterable[dict], origin: str, *, session_prefix: str = "") -> list[LabelledTurn]:
+    turns = []
+    for line in lines:
+        session = str(line.get("session") or session_of(str(line.get("utterance_id", ""))))
+        turns.append(
+            LabelledTurn(
+                session=session_prefix + session,
+                seq=int(line.get("seq", 0)),
+                utterance_id=str(line.get("utterance_id", "")),
+                speaker=str(line.get("speaker", "")),
+                stage=str(line.get("stage", "")),
+                text=str(line.get("text") or ""),
+                nonverbal=[str(c) for c in line.get("nonverbal") or []],
+                techniques=[str(c) for c in line.get("techniques") or []],
+                client_states=[str(c) for c in line.get("client_states") or []],
+                origin=origin,
+            )
+        )
+    return turns
+
+
+def read_jsonl_file(path: Path) -> list[LabelledTurn]:
+    """A §2 file, or a file of §4 windows (each window its own session: windows of one file may overlap)."""
+    lines, windows = [], []
+    with path.open(encoding="utf-8") as handle:
+        for raw in handle:
+            if raw.strip():
+                value = json.loads(raw)
+                (windows if "turns" in value and "window_id" in value else lines).append(value)
+    turns = read_golden_lines(lines, path.name)
+    for window in windows:
+        turns += read_golden_lines(window["turns"], path.name, session_prefix=f"{path.stem}:{window['window_id']}:")
+    return turns
+
+
+def read_folder(folder: Path) -> list[LabelledTurn]:
+    turns = []
+    for path in sorted(folder.rglob("*.jsonl")):
+        turns += read_jsonl_file(path)
+    return turns
+
+
+def by_session(turns: Sequence[LabelledTurn]) -> dict[str, list[LabelledTurn]]:
+    sessions: dict[str, list[LabelledTurn]] = {}
+    for turn in turns:
+        sessions.setdefault(turn.session, []).append(turn)
+    for session in sessions.values():
+        session.sort(key=lambda t: t.seq)
+    return sessions
+
+
+def inputs(turns: Sequence[LabelledTurn]) -> list[TurnInput]:
+    """The suggester's view of each turn, ``previous`` being the turn before it in its session."""
+    previous_text: dict[tuple[str, int], str] = {(t.session, t.seq): t.text for t in turns}
+    return [
+        TurnInput(
+            text=t.text, stage=t.stage, nonverbal=t.nonverbal, previous=previous_text.get((t.session, t.seq - 1), "")
+        )
+        for t in turns
+    ]
+
+
+def digest(turns: Sequence[LabelledTurn]) -> str:
+    """SHA-256 of the training data as the model saw it (order-independent)."""
+    rows = sorted(
+        json.dumps(
+            [t.session, t.seq, t.speaker, t.stage, t.text, t.nonverbal, sorted(t.techniques), sorted(t.client_states)],
+            ensure_ascii=False,
+        )
+        for t in turns
+    )
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()

@@ -1,0 +1,82 @@
+"""Cross-validated figures of the suggester: each held-out group of sessions is suggested by a model
+trained (thresholds included, by its own inner cross-validation) on the other sessions only, and the
+answers are scored with the agreement feature's definitions (CONTRACT §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from supervision.agreement.scoring import Ratings, agreement
+
+from .corpus import LabelledTurn, inputs
+from .model import AXIS_OF_SPEAKER, SuggesterModel
+from .training import Fitted, Settings, fit
+
+
+def _as_model(fitted: Fitted) -> SuggesterModel:
+    return SuggesterModel(meta={"model_version": "portal-suggester-0"}, vectoriser=fitted.vectoriser, axes=fitted.axes)
+
+
+def held_out_suggestions(
+    evaluated: Sequence[LabelledTurn],
+    extra: Sequence[LabelledTurn],
+    folds: Sequence[set[str]],
+    *,
+    label_codes: dict,
+    safety: frozenset[str],
+    settings: Settings | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[list[str]]:
+    """Per turn of ``evaluated``, the labels suggested by a model that never saw its session's fold.
+    ``extra`` turns are always trained on (never scored); ``folds`` are sets of session names."""
+    predicted: list[list[str]] = [[] for _ in evaluated]
+    for number, fold in enumerate(folds, start=1):
+        train = [t for t in evaluated if t.session not in fold] + [t for t in extra if t.session not in fold]
+        test = [i for i, t in enumerate(evaluated) if t.session in fold]
+        if not test:
+            continue
+        model = _as_model(fit(train, label_codes=label_codes, safety=safety, settings=settings))
+        turns = [evaluated[i] for i in test]
+        for i, suggestion in zip(test, model.suggest(inputs(turns), [t.speaker for t in turns]), strict=True):
+            predicted[i] = suggestion.labels
+        if progress:
+            progress(number, len(folds))
+    return predicted
+
+
+def figures(turns: Sequence[LabelledTurn], predicted: Sequence[list[str]], *, rater: str) -> dict:
+    """The §7 JSON of the suggestions against the turns' own labels (techniques and client states)."""
+    reference, rater_ratings = Ratings(), Ratings()
+    names, order = {}, {}
+    for i, (turn, labels) in enumerate(zip(turns, predicted, strict=True)):
+        axis = AXIS_OF_SPEAKER.get(turn.speaker)
+        if axis is None:
+            continue
+        reference.axis(axis)[i] = frozenset(getattr(turn, axis))
+        rater_ratings.axis(axis)[i] = frozenset(labels)
+        names[i], order[i] = turn.utterance_id, (turn.session, turn.seq)
+    return {"rater": rater, "against": "golden", **agreement(reference, rater_ratings, names=names, order=order)}
+
+
+def false_alarms(turns: Sequence[LabelledTurn], predicted: Sequence[list[str]], safety: frozenset[str]) -> dict:
+    """Client turns suggested a safety-critical state they do not carry, per state, and the client turns."""
+    client = [i for i, t in enumerate(turns) if t.speaker == "client"]
+    alarms = {
+        state: sum(1 for i in client if state in predicted[i] and state not in turns[i].client_states)
+        for state in sorted(safety)
+    }
+    return {
+        "client_turns": len(client),
+        "false_alarms": alarms,
+        "per_140": round(sum(alarms.values()) * 140 / max(len(client), 1), 2),
+    }
+
+
+def session_folds(turns: Sequence[LabelledTurn], count: int, *, seed: int = 0) -> list[set[str]]:
+    """``count`` folds of whole sessions, shuffled with a fixed seed (balanced by number of sessions)."""
+    sessions = sorted({t.session for t in turns})
+    rng = np.random.default_rng(seed)
+    rng.shuffle(sessions)
+    return [set(sessions[i::count]) for i in range(min(count, len(sessions)))]

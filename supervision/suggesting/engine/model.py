@@ -1,0 +1,190 @@
+"""The stored suggester (CONTRACT §9): a JSON file (version, digests, labels, thresholds, intercepts) and a
+NumPy ``.npz`` beside it (vocabulary buckets, idf, one coefficient matrix per axis). No pickle anywhere:
+``numpy.load`` is called with ``allow_pickle=False`` and the JSON is plain data.
+
+Loading checks the file's integrity before anything is used: the JSON carries the SHA-256 of the ``.npz``
+and a digest of its own content, so a weight file that was edited, swapped or cut short is refused with a
+``ModelRefused`` that says which check failed (callers keep serving without suggestions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .features import FeatureSpec, TurnInput, Vectoriser
+
+FORMAT = "portal-suggester/1"
+VERSION_PATTERN = re.compile(r"^portal-suggester-(\d+)$")
+COUNSELOR, CLIENT = "counselor", "client"
+TECHNIQUES, CLIENT_STATES = "techniques", "client_states"
+# The axis a speaker's turns are suggested on (taxonomy §0: techniques on counselor turns only, client
+# states on client turns only).
+AXIS_OF_SPEAKER = {COUNSELOR: TECHNIQUES, CLIENT: CLIENT_STATES}
+RUNNERS_UP = 5
+
+
+class ModelRefused(Exception):
+    """The model file cannot be used; the message says why, in words an operator can act on."""
+
+
+@dataclass
+class AxisModel:
+    labels: list[str]
+    coef: np.ndarray  # (vocabulary + meta columns) × labels, float32
+    intercept: np.ndarray  # labels
+    thresholds: np.ndarray  # labels; a label is suggested when its probability reaches it
+    min_labels: int = 0  # 1: a turn with words gets at least its most likely label
+
+    def probabilities(self, matrix) -> np.ndarray:
+        scores = np.asarray(matrix @ self.coef) + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(scores, -30, 30)))
+
+
+@dataclass
+class Suggestion:
+    labels: list[str]
+    scores: dict[str, float]
+
+
+class SuggesterModel:
+    def __init__(self, *, meta: dict, vectoriser: Vectoriser, axes: dict[str, AxisModel]) -> None:
+        self.meta = meta
+        self.vectoriser = vectoriser
+        self.axes = axes
+
+    @property
+    def version(self) -> str:
+        return self.meta["model_version"]
+
+    @property
+    def number(self) -> int:
+        return version_number(self.version)
+
+    def suggest(self, turns: Sequence[TurnInput], speakers: Sequence[str]) -> list[Suggestion]:
+        """One suggestion per turn, on its speaker's axis: the labels at or above their thresholds (in the
+        model's label order) and the probability of each plus at most ``RUNNERS_UP`` more, rounded to 4."""
+        return [Suggestion(labels, dict(scores)) for labels, scores in self.predict(turns, speakers)]
+
+    def predict(self, turns: Sequence[TurnInput], speakers: Sequence[str]) -> list[Prediction]:
+        """``suggest`` as plain tuples (labels, [(label, probability), …]): what the import writes, for
+        tens of thousands of turns at a time, without an object per turn more than it needs."""
+        result: list[Prediction] = [_NOTHING] * len(turns)
+        if not turns:
+            return result
+        matrix = self.vectoriser.transform(turns)
+        speakers = np.asarray(speakers)
+        for speaker, axis_name in AXIS_OF_SPEAKER.items():
+            rows = np.flatnonzero(speakers == speaker)
+            if not len(rows):
+                continue
+            axis = self.axes[axis_name]
+            probabilities = axis.probabilities(matrix[rows])
+            chosen = probabilities >= axis.thresholds
+            if axis.min_labels:
+                has_words = np.fromiter((bool(turns[r].text.strip()) for r in rows), dtype=bool, count=len(rows))
+                empty = has_words & ~chosen.any(axis=1)
+                chosen[np.flatnonzero(empty), probabilities[empty].argmax(axis=1)] = True
+            widest = min(int(chosen.sum(axis=1).max(initial=0)) + RUNNERS_UP, probabilities.shape[1])
+            # the ``widest`` most likely labels of each row, most likely first (a partition, then a sort of those)
+            top = np.argpartition(-probabilities, widest - 1, axis=1)[:, :widest]
+            order = np.take_along_axis(
+                top, np.argsort(-np.take_along_axis(probabilities, top, axis=1), axis=1, kind="stable"), axis=1
+            ).tolist()
+            rounded = np.round(probabilities.astype(np.float64), 4).tolist()
+            picked_rows, picked_columns = np.nonzero(chosen)
+            ends = np.cumsum(np.bincount(picked_rows, minlength=len(rows))).tolist()
+            picked = picked_columns.tolist()
+            labels = axis.labels
+            start = 0
+            for i, row in enumerate(rows.tolist()):
+                mine = picked[start : ends[i]]
+                start = ends[i]
+                rest = [j for j in order[i] if j not in mine][:RUNNERS_UP]
+                probability = rounded[i]
+                result[row] = ([labels[j] for j in mine], [(labels[j], probability[j]) for j in mine + rest])
+        return result
+
+
+Prediction = tuple[list[str], list[tuple[str, float]]]
+_NOTHING: Prediction = ([], [])
+
+
+def version_number(version: str) -> int:
+    match = VERSION_PATTERN.match(version or "")
+    return int(match.group(1)) if match else 0
+
+
+def _self_digest(meta: dict) -> str:
+    body = {k: v for k, v in meta.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def weights_path(json_path: Path) -> Path:
+    return json_path.with_suffix(".npz")
+
+
+def save_model(path: Path, *, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+    """Writes ``path`` (JSON) and its ``.npz``; the JSON records the ``.npz``'s SHA-256 and its own digest."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    weights = buffer.getvalue()
+    meta = {**meta, "format": FORMAT, "weights_file": weights_path(path).name}
+    meta["weights_sha256"] = hashlib.sha256(weights).hexdigest()
+    meta["digest"] = _self_digest(meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    weights_path(path).write_bytes(weights)
+    path.write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def load_model(path: Path) -> SuggesterModel:
+    """Reads and checks the model; ``ModelRefused`` names the file and what is wrong with it."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelRefused(f"제안 모델 파일이 없습니다: {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelRefused(f"제안 모델 파일을 읽을 수 없습니다(잘렸거나 손상됨): {path}: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelRefused(f"제안 모델 형식이 아닙니다(format {FORMAT!r} 필요): {path}")
+    if meta.get("digest") != _self_digest(meta):
+        raise ModelRefused(f"제안 모델 파일의 내용이 기록된 digest와 다릅니다(수정되었거나 손상됨): {path}")
+    if not VERSION_PATTERN.match(str(meta.get("model_version", ""))):
+        raise ModelRefused(f"model_version이 portal-suggester-<n> 형식이 아닙니다: {path}")
+    weights = weights_path(path)
+    try:
+        raw = weights.read_bytes()
+    except OSError as exc:
+        raise ModelRefused(f"제안 모델 가중치 파일을 읽을 수 없습니다: {weights}: {exc}") from None
+    if hashlib.sha256(raw).hexdigest() != meta.get("weights_sha256"):
+        raise ModelRefused(
+            f"제안 모델 가중치 파일의 SHA-256이 모델 파일에 기록된 값과 다릅니다(바뀌었거나 잘림): {weights}"
+        )
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in npz.files}
+        spec = FeatureSpec.from_dict(meta["features"])
+        vectoriser = Vectoriser(spec, arrays["buckets"], arrays["idf"])
+        axes = {}
+        for name in (TECHNIQUES, CLIENT_STATES):
+            axis = meta["axes"][name]
+            axes[name] = AxisModel(
+                labels=list(axis["labels"]),
+                coef=arrays[f"{name}_coef"].astype(np.float32),
+                intercept=np.asarray(axis["intercepts"], dtype=np.float32),
+                thresholds=np.asarray(axis["thresholds"], dtype=np.float32),
+                min_labels=int(axis.get("min_labels", 0)),
+            )
+            if axes[name].coef.shape != (vectoriser.width, len(axes[name].labels)):
+                raise ValueError(f"{name}: coefficient shape {axes[name].coef.shape}")
+    except (KeyError, ValueError, TypeError, zipfile.BadZipFile, OSError) as exc:
+        raise ModelRefused(f"제안 모델의 내용이 맞지 않습니다: {path}: {exc}") from None
+    return SuggesterModel(meta=meta, vectoriser=vectoriser, axes=axes)

@@ -1,0 +1,168 @@
+"""Fitting the suggester: one L2 logistic regression per label (class weights balanced) on the shared
+TF-IDF features, separately for the two axes, with per-label thresholds picked on out-of-fold
+probabilities of an inner cross-validation grouped by session — never on the turns being reported.
+
+Safety-critical states are tuned for recall: their threshold is set under the lowest out-of-fold
+probability of a true disclosure (with a margin), bounded by a false-alarm rate, because a missed
+disclosure costs more than a false alarm.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+from .corpus import LabelledTurn, inputs
+from .features import FeatureSpec, Vectoriser, fit_vectoriser
+from .model import AXIS_OF_SPEAKER, CLIENT_STATES, TECHNIQUES, AxisModel
+
+GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+
+
+@dataclass
+class Settings:
+    spec: FeatureSpec = field(default_factory=FeatureSpec)
+    max_features: int = 60_000
+    c: float = 4.0
+    inner_folds: int = 3
+    safety_margin: float = 0.7  # threshold = margin × the lowest out-of-fold probability of a disclosure
+    safety_max_false_alarm_rate: float = 0.02  # ≈ 3 in 140 client turns
+
+
+def _targets(turns: Sequence[LabelledTurn], axis: str, labels: Sequence[str]) -> np.ndarray:
+    index = {label: i for i, label in enumerate(labels)}
+    y = np.zeros((len(turns), len(labels)), dtype=bool)
+    for row, turn in enumerate(turns):
+        for code in getattr(turn, axis):
+            if code in index:
+                y[row, index[code]] = True
+    return y
+
+
+def _fit_axis(matrix, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
+    coef = np.zeros((matrix.shape[1], y.shape[1]), dtype=np.float32)
+    intercept = np.full(y.shape[1], -12.0, dtype=np.float32)  # a label never seen: never suggested
+    for j in range(y.shape[1]):
+        positives = int(y[:, j].sum())
+        if positives == 0 or positives == len(y):
+            continue
+        # The dual problem: far fewer turns than n-gram columns (half the time of the primal here).
+        model = LogisticRegression(C=c, class_weight="balanced", solver="liblinear", dual=True, max_iter=500)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(matrix, y[:, j])
+        coef[:, j] = model.coef_[0]
+        intercept[j] = model.intercept_[0]
+    return coef, intercept
+
+
+def _f1(tp: float, fp: float, fn: float) -> float:
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def _pick_thresholds(
+    probabilities: np.ndarray, y: np.ndarray, labels: Sequence[str], safety: frozenset[str], settings: Settings
+) -> np.ndarray:
+    thresholds = np.full(len(labels), 0.5, dtype=np.float32)
+    for j, label in enumerate(labels):
+        p, truth = probabilities[:, j], y[:, j]
+        if not truth.any():
+            continue
+        if label in safety:
+            lowest = float(p[truth].min()) * settings.safety_margin
+            negatives = np.sort(p[~truth])[::-1]
+            allowed = int(settings.safety_max_false_alarm_rate * len(p))
+            # the probability above which only ``allowed`` negatives lie: going lower would raise alarms
+            floor = float(negatives[allowed]) if allowed < len(negatives) else 0.0
+            thresholds[j] = max(min(lowest, 0.5), floor + 1e-6, 0.01)
+            continue
+        predicted = p[:, None] >= GRID[None, :]
+        tp = (predicted & truth[:, None]).sum(axis=0)
+        fp = (predicted & ~truth[:, None]).sum(axis=0)
+        fn = truth.sum() - tp
+        f1 = np.where(tp > 0, 2 * tp / np.maximum(2 * tp + fp + fn, 1), 0.0)
+        thresholds[j] = GRID[int(np.argmax(f1))]
+    return thresholds
+
+
+def _decide(probabilities: np.ndarray, thresholds: np.ndarray, min_labels: int, has_words: np.ndarray) -> np.ndarray:
+    chosen = probabilities >= thresholds
+    if min_labels:
+        empty = has_words & ~chosen.any(axis=1)
+        chosen[np.flatnonzero(empty), probabilities[empty].argmax(axis=1)] = True
+    return chosen
+
+
+def _micro_f1(chosen: np.ndarray, y: np.ndarray) -> float:
+    tp = float((chosen & y).sum())
+    return _f1(tp, float((chosen & ~y).sum()), float((~chosen & y).sum()))
+
+
+@dataclass
+class Fitted:
+    vectoriser: Vectoriser
+    axes: dict[str, AxisModel]
+
+
+def fit(
+    turns: Sequence[LabelledTurn],
+    *,
+    label_codes: dict[str, Sequence[str]],
+    safety: frozenset[str],
+    settings: Settings | None = None,
+) -> Fitted:
+    """The vectoriser and both axes' models, thresholds from the inner grouped cross-validation."""
+    settings = settings or Settings()
+    turn_inputs = inputs(turns)
+    vectoriser = fit_vectoriser(turn_inputs, settings.spec, max_features=settings.max_features)
+    matrix = vectoriser.transform(turn_inputs)
+    matrix.sum_duplicates()  # canonical rows for the solver (inference leaves duplicates to the product)
+    speakers = np.array([t.speaker for t in turns])
+    sessions = np.array([t.session for t in turns])
+    has_words = np.array([bool(t.text.strip()) for t in turns])
+    axes = {}
+    for speaker, axis in AXIS_OF_SPEAKER.items():
+        rows = np.flatnonzero(speakers == speaker)
+        labels = list(label_codes[axis])
+        y = _targets([turns[r] for r in rows], axis, labels)
+        x = matrix[rows]
+        groups = sessions[rows]
+        folds = min(settings.inner_folds, len(set(groups)))
+        oof = np.zeros(y.shape, dtype=np.float32)
+        if folds >= 2:
+            for train, test in GroupKFold(n_splits=folds).split(x, groups=groups):
+                coef, intercept = _fit_axis(x[train], y[train], settings.c)
+                oof[test] = AxisModel(labels, coef, intercept, np.zeros(len(labels))).probabilities(x[test])
+        thresholds = _pick_thresholds(oof, y, labels, safety if axis == CLIENT_STATES else frozenset(), settings)
+        words = has_words[rows]
+        min_labels = int(
+            _micro_f1(_decide(oof, thresholds, 1, words), y) > _micro_f1(_decide(oof, thresholds, 0, words), y)
+        )
+        coef, intercept = _fit_axis(x, y, settings.c)
+        axes[axis] = AxisModel(labels, coef, intercept, thresholds, min_labels)
+    return Fitted(vectoriser, axes)
+
+
+def arrays_of(fitted: Fitted, *, half: bool = False) -> dict[str, np.ndarray]:
+    dtype = np.float16 if half else np.float32
+    arrays = {"buckets": fitted.vectoriser.buckets.astype(np.int32), "idf": fitted.vectoriser.idf.astype(np.float32)}
+    for axis in (TECHNIQUES, CLIENT_STATES):
+        arrays[f"{axis}_coef"] = fitted.axes[axis].coef.astype(dtype)
+    return arrays
+
+
+def axes_meta(fitted: Fitted) -> dict:
+    return {
+        axis: {
+            "labels": model.labels,
+            "intercepts": [round(float(v), 6) for v in model.intercept],
+            "thresholds": [round(float(v), 6) for v in model.thresholds],
+            "min_labels": model.min_labels,
+        }
+        for axis, model in fitted.axes.items()
+    }

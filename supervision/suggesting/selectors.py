@@ -1,0 +1,124 @@
+"""Reads of the suggester's output for pages, audits and the safety check.
+
+"Open" suggestions are what a supervisor still has to decide: the labels the current model version
+suggested for a turn that are neither golden already nor dismissed. What the audit and the safety check read
+for an unlabelled session are the suggested labels minus the dismissed ones (nothing is golden there)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from django.db.models import Exists, OuterRef, Q
+
+from supervision.agreement.models import AnnotationRun, RaterKind, RunTurn
+from supervision.models import Session, Turn, TurnClientState, TurnTechnique
+
+from .loading import current_model
+from .models import SuggestionDismissal
+
+
+@dataclass
+class TurnSuggestion:
+    run: AnnotationRun
+    labels: list[str]  # open: suggested, not golden, not dismissed (model order)
+    scores: dict[str, float]  # every probability the model gave (suggested and runners-up)
+    suggested: list[str] = field(default_factory=list)  # all the model suggested
+    dismissed: list[str] = field(default_factory=list)
+
+
+def current_run() -> AnnotationRun | None:
+    """The run of the model version this process serves, ``None`` without a usable model or before its
+    first suggestion."""
+    model = current_model()
+    if model is None:
+        return None
+    return AnnotationRun.objects.filter(rater=model.version, kind=RaterKind.AI).order_by("id").first()
+
+
+def _golden(turn_ids: Collection[int]) -> dict[int, set[str]]:
+    golden: dict[int, set[str]] = defaultdict(set)
+    for link in (TurnTechnique, TurnClientState):
+        for turn_id, code in link.objects.filter(turn_id__in=turn_ids).values_list("turn_id", "label__code"):
+            golden[turn_id].add(code)
+    return golden
+
+
+def open_suggestions(turn_ids: Collection[int], run: AnnotationRun | None = None) -> dict[int, TurnSuggestion]:
+    """Per turn of ``turn_ids`` that the current model version rated: its suggestion (three queries)."""
+    run = run or current_run()
+    if run is None or not turn_ids:
+        return {}
+    turn_ids = sorted(turn_ids)
+    rows = RunTurn.objects.filter(run=run, turn_id__in=turn_ids).values_list(
+        "turn_id", "techniques", "client_states", "scores"
+    )
+    dismissed: dict[int, set[str]] = defaultdict(set)
+    for turn_id, label in SuggestionDismissal.objects.filter(run=run, turn_id__in=turn_ids).values_list(
+        "turn_id", "label"
+    ):
+        dismissed[turn_id].add(label)
+    golden = _golden(turn_ids)
+    found = {}
+    for turn_id, techniques, client_states, scores in rows:
+        suggested = list(techniques if techniques is not None else client_states or [])
+        gone = dismissed.get(turn_id, set())
+        have = golden.get(turn_id, set())
+        found[turn_id] = TurnSuggestion(
+            run=run,
+            labels=[code for code in suggested if code not in gone and code not in have],
+            scores=scores or {},
+            suggested=suggested,
+            dismissed=sorted(gone),
+        )
+    return found
+
+
+def effective_labels(session_ids: Collection[int], run: AnnotationRun | None = None) -> dict[int, list[str]]:
+    """Per turn of the sessions: what the suggester said minus what supervisors dismissed — the labels an
+    audit or the safety check reads where nobody has labelled the session."""
+    run = run or current_run()
+    if run is None or not session_ids:
+        return {}
+    rows = RunTurn.objects.filter(run=run, turn__session_id__in=sorted(session_ids)).values_list(
+        "turn_id", "techniques", "client_states"
+    )
+    dismissed: dict[int, set[str]] = defaultdict(set)
+    for turn_id, label in SuggestionDismissal.objects.filter(
+        run=run, turn__session_id__in=sorted(session_ids)
+    ).values_list("turn_id", "label"):
+        dismissed[turn_id].add(label)
+    return {
+        turn_id: [
+            c for c in (techniques if techniques is not None else client_states or []) if c not in dismissed[turn_id]
+        ]
+        for turn_id, techniques, client_states in rows
+    }
+
+
+def unlabelled_sessions_q() -> Q:
+    """Sessions none of whose turns carries a curated technique or client state."""
+    techniques = TurnTechnique.objects.filter(turn__session=OuterRef("pk"))
+    states = TurnClientState.objects.filter(turn__session=OuterRef("pk"))
+    return ~Q(Exists(techniques)) & ~Q(Exists(states))
+
+
+def suggested_only_sessions(queryset=None):
+    """Sessions with no curated label that the current model version has suggested for
+    (the admin's 「라벨 없음 — AI 추정만」)."""
+    queryset = queryset if queryset is not None else Session.objects.all()
+    run = current_run()
+    if run is None:
+        return queryset.none()
+    suggested = RunTurn.objects.filter(run=run, turn__session=OuterRef("pk"))
+    return queryset.filter(unlabelled_sessions_q()).filter(Exists(suggested))
+
+
+def turns_without_suggestion(session_ids: Collection[int]) -> int:
+    """How many turns of the sessions the current model version has not rated (0 after an import)."""
+    run = current_run()
+    if run is None:
+        return Turn.objects.filter(session_id__in=session_ids).count()
+    rated = RunTurn.objects.filter(run=run, turn=OuterRef("pk"))
+    return Turn.objects.filter(session_id__in=session_ids).exclude(Exists(rated)).count()

@@ -1,0 +1,237 @@
+"""Writes of the suggester: its suggestions (the annotation run of the model version), and a supervisor's
+accept / dismiss. Accepting goes through the label service, so the attach rule, the label history and the
+safety events follow exactly as for a label typed in the admin.
+
+Suggestions are written in bulk: one read of the turns, the model on the whole batch, then binary COPY of
+the run's rows on PostgreSQL (``bulk_create`` elsewhere), inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+
+from supervision.agreement.models import AnnotationRun, RaterKind, RunTurn
+from supervision.agreement.selectors import run_sessions_forget
+from supervision.labelling import LabelRejected, turn_label_codes, turn_labels_update
+from supervision.models import Turn
+from supervision.roles import supervises
+from supervision.services import ServiceError
+
+from . import selectors
+from .engine.features import TurnInput
+from .engine.model import AXIS_OF_SPEAKER, SuggesterModel
+from .loading import current_model, model_path
+from .models import SuggestionDismissal
+
+# Turns suggested at a time: memory follows this, not the number of sessions.
+BATCH_TURNS = 20_000
+RUN_NOTE = "포털 자체 평가 AI(라벨 제안 모델) — 가져오기마다 자동으로 제안"
+
+
+class SuggestionRejected(ServiceError):
+    pass
+
+
+class SuggestionForbidden(SuggestionRejected):
+    """The user is not the trainee's supervisor."""
+
+
+@dataclass
+class StoredTurn:
+    id: int
+    session_id: int
+    seq: int
+    speaker: str
+    stage: str
+    text: str
+    nonverbal: list
+
+
+def suggestion_run(model: SuggesterModel) -> AnnotationRun:
+    """The annotation run of the model version (rater = the version, kind ``ai``), created on first use.
+    Concurrent imports wait on a lock for the moment it takes, so a version never gets two runs."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('portal-suggester-run'))")
+    run = AnnotationRun.objects.filter(rater=model.version, kind=RaterKind.AI).order_by("id").first()
+    if run is None:
+        run = AnnotationRun.objects.create(
+            rater=model.version,
+            kind=RaterKind.AI,
+            note=f"{RUN_NOTE}; training data sha256 {model.meta.get('training_data_sha256', '')[:16]}…",
+            uploaded_from=f"suggester ({_os_user()})",
+            file_name=model_path().name,
+        )
+    return run
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def _stored_turns(session_ids: Sequence[int]) -> Iterable[list[StoredTurn]]:
+    """The sessions' turns in order, in batches of whole sessions of about ``BATCH_TURNS``."""
+    batch: list[StoredTurn] = []
+    ordered = sorted(session_ids)
+    for start in range(0, len(ordered), 500):
+        rows = (
+            Turn.objects.filter(session_id__in=ordered[start : start + 500])
+            .order_by("session_id", "seq")
+            .values_list("id", "session_id", "seq", "speaker", "stage_id", "text", "nonverbal")
+        )
+        last_session = None
+        for row in rows.iterator(chunk_size=5000):
+            if len(batch) >= BATCH_TURNS and row[1] != last_session:
+                yield batch
+                batch = []
+            batch.append(StoredTurn(*row))
+            last_session = row[1]
+    if batch:
+        yield batch
+
+
+def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | None = None) -> dict:
+    """(Re)suggests every turn of the sessions with the current model (``suggest_labels --session``): the
+    sessions' rows in the model version's run are replaced. Returns ``{"model_version", "sessions",
+    "turns"}``; without a usable model nothing is written and ``model_version`` is ``None``."""
+    model = model or current_model()
+    if model is None or not session_ids:
+        return {"model_version": model.version if model else None, "sessions": 0, "turns": 0}
+    with transaction.atomic():
+        writer = SuggestionWriter(model)
+        RunTurn.objects.filter(run=writer.run, turn__session_id__in=sorted(session_ids)).delete()
+        written = 0
+        for batch in _stored_turns(session_ids):
+            written += writer.write([(t.id, t) for t in batch])
+        writer.finish()
+    return {"model_version": model.version, "sessions": len(set(session_ids)), "turns": written}
+
+
+class SuggestionWriter:
+    """Writes the suggestions of turns as they are stored, into the run of the model version, inside the
+    caller's transaction. The import feeds it chunk by chunk with the records it has in memory (nothing is
+    read back); ``replaced`` names turns that may hold an older suggestion of this version (a re-import)."""
+
+    COLUMNS = "run_id, turn_id, techniques, client_states, dialog_act_rated, scores"
+
+    def __init__(self, model: SuggesterModel) -> None:
+        self.model = model
+        self.run = suggestion_run(model)
+        self._labels_json: dict[tuple, str] = {}
+
+    @classmethod
+    def for_import(cls) -> SuggestionWriter | None:
+        model = current_model()
+        return cls(model) if model is not None else None
+
+    def write(self, turns: Sequence[tuple[int, object]], *, replaced: Sequence[int] = ()) -> int:
+        """``turns``: (turn id, an object with ``speaker``, ``stage``, ``text``, ``nonverbal``)."""
+        if replaced:
+            RunTurn.objects.filter(run=self.run, turn_id__in=list(replaced)).delete()
+        turns = [(turn_id, turn) for turn_id, turn in turns if turn.speaker in AXIS_OF_SPEAKER]
+        if not turns:
+            return 0
+        inputs = [TurnInput(t.text, t.stage, t.nonverbal or ()) for _, t in turns]
+        predictions = self.model.predict(inputs, [t.speaker for _, t in turns])
+        if connection.vendor == "postgresql":
+            self._copy(turns, predictions)
+        else:
+            self._bulk_create(turns, predictions)
+        return len(turns)
+
+    def finish(self) -> None:
+        run_sessions_forget(self.run)
+        transaction.on_commit(lambda: run_sessions_forget(self.run))
+
+    def _copy(self, turns, predictions) -> None:
+        """Text COPY of rows whose JSON is written here: the codes are plain identifiers and the numbers
+        floats, so nothing needs escaping, and there is no ``json.dumps`` per value (it was a fifth of the
+        cost)."""
+        run_id, labels_json, lines = self.run.pk, self._labels_json, []
+        for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True):
+            listed = labels_json.get(tuple(labels))
+            if listed is None:
+                listed = labels_json[tuple(labels)] = json.dumps(labels)
+            shown = "{" + ", ".join(f'"{code}": {p!r}' for code, p in scores) + "}"
+            if turn.speaker == "counselor":
+                lines.append(f"{run_id}\t{turn_id}\t{listed}\t\\N\tf\t{shown}\n")
+            else:
+                lines.append(f"{run_id}\t{turn_id}\t\\N\t{listed}\tf\t{shown}\n")
+        with (
+            connection.connection.cursor() as cursor,
+            cursor.copy(f"COPY {RunTurn._meta.db_table} ({self.COLUMNS}) FROM STDIN") as copy,
+        ):
+            copy.write("".join(lines))
+
+    def _bulk_create(self, turns, predictions) -> None:
+        RunTurn.objects.bulk_create(
+            [
+                RunTurn(
+                    run=self.run,
+                    turn_id=turn_id,
+                    techniques=labels if turn.speaker == "counselor" else None,
+                    client_states=labels if turn.speaker == "client" else None,
+                    scores=dict(scores),
+                )
+                for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True)
+            ],
+            batch_size=500,
+        )
+
+
+# A supervisor's decisions ---------------------------------------------------------------------------------
+
+
+def _check(turn: Turn, user) -> None:
+    if not supervises(user, turn.session.trainee_id):
+        raise SuggestionForbidden("담당 수련생의 발화에 대한 제안만 수락하거나 기각할 수 있습니다.")
+
+
+def _offered(turn: Turn, label: str | None = None) -> tuple[AnnotationRun, list[str]]:
+    offered = selectors.open_suggestions([turn.pk]).get(turn.pk)
+    if offered is None or (label is not None and label not in offered.labels):
+        raise SuggestionRejected("이 발화에 지금 제안된 라벨이 아닙니다(이미 수락·기각했거나 제안이 바뀜).")
+    return offered.run, offered.labels
+
+
+@transaction.atomic
+def suggestion_accept(*, turn: Turn, accepted_by, labels: Sequence[str] | None = None) -> list:
+    """Adds the suggested ``labels`` (all of the turn's open suggestions when ``None``: 「모두 수락」) to the
+    turn's golden labels through the label service; returns its history rows."""
+    _check(turn, accepted_by)
+    run, offered = _offered(turn, labels[0] if labels and len(labels) == 1 else None)
+    wanted = list(offered if labels is None else labels)
+    if not wanted or not set(wanted) <= set(offered):
+        raise SuggestionRejected("이 발화에 지금 제안된 라벨만 수락할 수 있습니다.")
+    axis = AXIS_OF_SPEAKER[turn.speaker]
+    current = turn_label_codes(turn)[axis]
+    try:
+        return turn_labels_update(
+            turn=turn,
+            changed_by=accepted_by,
+            via="suggestion",
+            note=f"AI 제안 수락({run.rater})",
+            **{axis: [*current, *[code for code in wanted if code not in current]]},
+        )
+    except LabelRejected as rejected:
+        raise SuggestionRejected(" ".join(m for ms in rejected.problems.values() for m in ms)) from None
+
+
+@transaction.atomic
+def suggestion_dismiss(*, turn: Turn, label: str, dismissed_by) -> SuggestionDismissal:
+    """Remembers that the supervisor rejected this suggestion; that model version does not offer it again."""
+    _check(turn, dismissed_by)
+    run, _offered_labels = _offered(turn, label)
+    try:
+        with transaction.atomic():
+            return SuggestionDismissal.objects.create(run=run, turn=turn, label=label, dismissed_by=dismissed_by)
+    except IntegrityError:
+        raise SuggestionRejected("이미 기각한 제안입니다.") from None
