@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('supervision', '0003_label_link_names'),
+        ('supervision', '0004_korean_names_first'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
