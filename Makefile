@@ -30,13 +30,16 @@ run: $(STAMP)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py load_demo
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py runserver 127.0.0.1:8000
 
-# The suite runs on TEST_WORKERS processes (pytest-xdist, a file at a time): pytest-django gives each its own
+# The suite runs on TEST_WORKERS processes (pytest-xdist). Tests go out in collection order, where
+# pytest-django puts the transactional ones (which empty the database, seeded catalogue included) last, so each
+# worker meets them after its other tests, as one process does (--dist loadfile did not: a file's
+# transactional tests emptied a worker's database before other files' tests). pytest-django gives each its own
 # test database (test_<name>_gw0, _gw1, …) and portal/pytest_worker_env.py its own Redis database (1, 2, … on
 # REDIS_URL's server). TEST_WORKERS=0: one process, on REDIS_URL itself.
 TEST_WORKERS ?= 2
 test: $(DEV_STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
-		$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+		$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS))
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
