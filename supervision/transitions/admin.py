@@ -201,11 +201,10 @@ class PersonaRunAdmin(admin.ModelAdmin):
                 for row in figures["compared"]
             ],
             columns=[(code, heatmap.state_ko(code)) for code in columns],
-            panels=[
-                (_("실제(골든)"), "golden", golden_rows),
-                (_("페르소나"), "persona", persona_rows),
-                (_("차이(페르소나 − 실제)"), "difference", heatmap.difference_rows(golden_rows, persona_rows, columns)),
-            ],
+            # One table, one row per context: golden | persona | difference side by side on the same row.
+            side_by_side=list(
+                zip(golden_rows, persona_rows, heatmap.difference_rows(golden_rows, persona_rows, columns), strict=True)
+            ),
             unrealistic=[heatmap.unrealistic_sentence(item) for item in figures["unrealistic"]],
             missing=[
                 heatmap.missing_sentence(item, golden_table[(item["state"], item["move"])][item["next"]])

@@ -116,7 +116,10 @@ def test_the_run_page_shows_jsd_heatmaps_and_the_lists_in_plain_korean(hand_made
             "방어 상태의 내담자가 관계 형성 기법 뒤에 정서 접촉/표현으로 넘어가는 일이 페르소나에는 없음: "
             "실제 50 % (1 건), 페르소나 0 건"
         ) in html
-        assert html.count('class="transition-heatmap') == 3
+        assert html.count('class="transition-heatmap side-by-side"') == 1
+        assert [g in html for g in ("실제(골든)</th>", "페르소나</th>", "차이(페르소나 − 실제)</th>")] == [True] * 3
+        # The defensive → RELATIONAL row: golden 50 / 50, persona 67 / 33, difference +67 (defensive) and −50.
+        assert ">+67<" in html and ">-50<" in html
         assert f">{run.figures['jsd']}<" in html
 
 

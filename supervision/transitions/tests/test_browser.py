@@ -91,7 +91,7 @@ def test_staff_read_the_table_toggle_it_upload_a_persona_and_read_its_page(
     assert page.get_by_text("페르소나 실행 persona-7을(를) 채점해 저장했습니다.").is_visible()
     unrealistic = page.locator("section.unrealistic")
     assert "곧바로 방어 완화로 넘어감" in unrealistic.inner_text() or run.figures["unrealistic"] == []
-    assert page.locator("table.transition-heatmap").count() == 3
+    assert page.locator("table.side-by-side th.group").count() == 3  # golden | persona | difference
     page.screenshot(path=SHOTS / "transitions-run-staff-laptop.png", full_page=True)
 
     page.set_viewport_size(PHONE)
