@@ -40,6 +40,26 @@ class Severity(models.TextChoices):
     MAJOR = "major", _("중대 (major)")
 
 
+class UploadedRecord(models.Model):
+    """Who brought a file into the portal and when: a saved annotation run, a saved persona run. The
+    operating-system user stands in (``uploaded_from``) when a command line saved it, not a portal user."""
+
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("올린 사람"),
+    )
+    uploaded_from = models.CharField(_("올린 경로"), max_length=150, blank=True)
+    created_at = models.DateTimeField(_("올린 시각"), auto_now_add=True, db_index=True)
+    file_name = models.CharField(_("파일 이름"), max_length=255)
+
+    class Meta:
+        abstract = True
+
+
 class TraineeAssignment(models.Model):
     """Which supervisor looks after which trainee (one supervisor per trainee)."""
 

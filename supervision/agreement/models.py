@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from supervision.models import Turn
+from supervision.models import Turn, UploadedRecord
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -32,22 +32,10 @@ class Axis(models.TextChoices):
     DIALOG_ACT = DIALOG_ACT, _("대화행위")
 
 
-class AnnotationRun(models.Model):
+class AnnotationRun(UploadedRecord):
     rater = models.CharField(_("평가자 이름"), max_length=100, db_index=True)
     kind = models.CharField(_("종류"), max_length=8, choices=RaterKind.choices, default=RaterKind.AI)
     note = models.CharField(_("모델·주석자 메모"), max_length=500, blank=True)
-    uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("올린 사람"),
-    )
-    # Who ran ``score_agreement --save`` (the operating-system user) when there is no portal user.
-    uploaded_from = models.CharField(_("올린 경로"), max_length=150, blank=True)
-    created_at = models.DateTimeField(_("올린 시각"), auto_now_add=True, db_index=True)
-    file_name = models.CharField(_("파일 이름"), max_length=255)
     taxonomy_version = models.CharField(_("분류 체계 버전"), max_length=16, default=catalogue.TAXONOMY_VERSION)
 
     class Meta:

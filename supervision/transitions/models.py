@@ -5,9 +5,10 @@ they never reach the sessions list, exports, the gauge, tags or safety events.
 Rows are written only by ``supervision.transitions.services.persona_run_create``.
 """
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from supervision.models import UploadedRecord
 
 from . import counting
 
@@ -17,22 +18,10 @@ class MoveKind(models.TextChoices):
     TECHNIQUE = counting.BY_TECHNIQUE, _("기법 (technique)")
 
 
-class PersonaRun(models.Model):
+class PersonaRun(UploadedRecord):
     rater = models.CharField(_("페르소나 엔진 이름"), max_length=100, db_index=True)
     by = models.CharField(_("상담자 개입 단위"), max_length=16, choices=MoveKind.choices, default=MoveKind.CATEGORY)
     min_support = models.PositiveIntegerField(_("최소 지지도"), default=counting.DEFAULT_MIN_SUPPORT)
-    uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("올린 사람"),
-    )
-    # Who ran ``score_persona --save`` (the operating-system user) when no portal user did.
-    uploaded_from = models.CharField(_("올린 경로"), max_length=150, blank=True)
-    created_at = models.DateTimeField(_("올린 시각"), auto_now_add=True, db_index=True)
-    file_name = models.CharField(_("파일 이름"), max_length=255)
     sessions = models.PositiveIntegerField(_("모의 회기 수"), default=0)
     turns = models.PositiveIntegerField(_("모의 발화 수"), default=0)
     jsd = models.FloatField(_("JSD(가중 평균)"), null=True, blank=True)
