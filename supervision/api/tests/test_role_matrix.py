@@ -193,6 +193,8 @@ PAGES = (
     Row("admin:safety_safetyreview_changelist", "get", ADMIN_BOTH),
     Row("admin:agreement_annotationrun_changelist", "get", ADMIN_BOTH),
     Row("admin:agreement_adjudicationdecision_changelist", "get", ADMIN_BOTH),
+    # Dismissed AI suggestions: shown on each transcript; the list itself is for superusers.
+    Row("admin:suggesting_suggestiondismissal_changelist", "get", ADMIN_NOBODY),
 )
 
 
