@@ -136,12 +136,13 @@ def throughput(count: int) -> None:
                 sys.exit(f"suggest_labels printed {lines} lines for {expected} turns")
             return elapsed
 
-        startup = min(run(small) for _ in range(2))
-        whole = min(run(big) for _ in range(2))
+        run(small)  # warm-up: the interpreter, Django and the model file read once into the page cache
+        startup = min(run(small) for _ in range(3))
+        whole = min(run(big) for _ in range(3))
     net = whole - startup
     print(
         f"(c) suggest_labels --input: {count:,} turns in {whole:.2f} s, start-up {startup:.2f} s → "
-        f"{count / net:,.0f} turns/s net of start-up (bar ≥ 5,000; best of 2, load {os.getloadavg()[0]:.1f})"
+        f"{count / net:,.0f} turns/s net of start-up (bar ≥ 5,000; best of 3, load {os.getloadavg()[0]:.1f})"
     )
 
 

@@ -18,6 +18,7 @@ from supervision.models import TurnClientState
 from supervision.safety.selectors import safety_event, safety_events
 from supervision.safety.serializers import ReviewIn, SafetyEventSerializer
 from supervision.safety.services import ReviewRejected, safety_event_review
+from supervision.suggesting.selectors import suggested_safety_events
 
 
 class SafetyEventFilter(django_filters.FilterSet):
@@ -39,8 +40,31 @@ class SafetyEventList(GenericAPIView):
     @extend_schema(summary="안전 사건 목록(응답·검토 안 된 것 먼저)", responses=SafetyEventSerializer(many=True))
     def get(self, request):
         events = self.filter_queryset(self.get_queryset())
+        suggested = self._suggested(request)
+        if suggested:
+            # Sessions nobody has labelled add the suggester's events (CONTRACT §9), in the same order.
+            events = sorted([*events, *suggested], key=_event_order)
         page = self.paginate_queryset(events)
         return self.get_paginated_response(SafetyEventSerializer(page, many=True).data)
+
+    def _suggested(self, request) -> list:
+        filters = self.filterset_class(request.GET, queryset=self.get_queryset(), request=request)
+        if not filters.is_valid():
+            return []  # filter_queryset has answered 400 already
+        wanted = filters.form.cleaned_data
+        if wanted.get("reviewed") is True:
+            return []  # a suggestion is reviewed once accepted, as a curated event
+        trainee = wanted.get("trainee")
+        events = suggested_safety_events(request.user, trainee_id=trainee.pk if trainee else None)
+        if wanted.get("answered") in (True, False):  # an absent filter is ""
+            events = [e for e in events if e.answered == wanted["answered"]]
+        return events
+
+
+def _event_order(event) -> tuple:
+    """``safety_events``' order: unanswered, unreviewed, newest session, position, state."""
+    held_on = event.held_on.toordinal() if event.held_on else -(10**9)
+    return (event.answered, event.reviewed, -held_on, -event.session_id, event.seq, event.state)
 
 
 class SafetyEventReview(GenericAPIView):

@@ -18,6 +18,12 @@ class SafetyEventSerializer(serializers.Serializer):
     reviewed_by = serializers.IntegerField(allow_null=True, help_text="검토한 슈퍼바이저의 사용자 id")
     reviewed_at = serializers.DateTimeField(allow_null=True)
     note = serializers.CharField(allow_null=True)
+    source = serializers.SerializerMethodField(
+        help_text="golden: 사람이 붙인 라벨의 사건 · suggested: 라벨 없는 회기에서 AI 추정 라벨로 찾은 사건(CONTRACT §9)"
+    )
+
+    def get_source(self, event) -> str:
+        return getattr(event, "source", "golden")
 
 
 class ReviewIn(serializers.Serializer):

@@ -122,3 +122,123 @@ def turns_without_suggestion(session_ids: Collection[int]) -> int:
         return Turn.objects.filter(session_id__in=session_ids).count()
     rated = RunTurn.objects.filter(run=run, turn=OuterRef("pk"))
     return Turn.objects.filter(session_id__in=session_ids).exclude(Exists(rated)).count()
+
+
+@dataclass
+class SuggestedSafetyEvent:
+    """A safety event the suggester found (CONTRACT §9) in a session with no curated client-state label:
+    the §8 fields with ``source`` "suggested". Its ``id`` is negative (no curated event has it) and it
+    cannot be reviewed: a supervisor accepts the suggested state first, and it becomes a curated event."""
+
+    id: int
+    session_id: int
+    session_code: str
+    trainee_id: int | None
+    held_on: object
+    turn_id: int
+    utterance_id: str
+    seq: int
+    state: str
+    answered: bool = False
+    answered_by: str | None = None
+    latency: int | None = None
+    reviewed: bool = False
+    reviewed_by: int | None = None
+    reviewed_at: object = None
+    note: str | None = None
+    source: str = "suggested"
+
+
+def suggested_safety_events(user, *, trainee_id: int | None = None) -> list[SuggestedSafetyEvent]:
+    """Every suggested safety event in the sessions ``user`` may see: client turns whose suggestion (less
+    dismissals) holds a safety-critical state, in sessions none of whose turns has a curated client state.
+    Answered as in §8 when one of the next ``SAFETY_RESPONSE_TURNS`` counselor turns is labelled or
+    suggested ``risk_assessment``. A few queries, whatever the number of sessions. Supervisors and staff
+    only: a trainee never sees raw suggestions."""
+    from django.conf import settings
+
+    from supervision.roles import is_supervisor, sees_everything, trainee_filter
+    from taxonomy import catalogue
+
+    run = current_run()
+    if run is None or not (sees_everything(user) or is_supervisor(user)):
+        return []  # trainees never see raw suggestions
+    curated_states = TurnClientState.objects.filter(turn__session=OuterRef("turn__session"))
+    disclosing = Q()
+    for state in sorted(catalogue.SAFETY_CRITICAL_STATES):
+        disclosing |= Q(client_states__contains=[state])
+    hits = (
+        RunTurn.objects.filter(run=run, turn__speaker=catalogue.CLIENT)
+        .filter(disclosing)
+        .filter(trainee_filter(user, "turn__session__trainee"))
+        .exclude(Exists(curated_states))
+    )
+    if trainee_id is not None:
+        hits = hits.filter(turn__session__trainee_id=trainee_id)
+    rows = list(
+        hits.values_list(
+            "pk",
+            "turn_id",
+            "client_states",
+            "turn__session_id",
+            "turn__session__code",
+            "turn__session__trainee_id",
+            "turn__session__held_on",
+            "turn__utterance_id",
+            "turn__seq",
+        )
+    )
+    if not rows:
+        return []
+    session_ids = sorted({row[3] for row in rows})
+    dismissed = set(
+        SuggestionDismissal.objects.filter(run=run, turn__session_id__in=session_ids).values_list("turn_id", "label")
+    )
+    counselor = list(
+        Turn.objects.filter(session_id__in=session_ids, speaker=catalogue.COUNSELOR)
+        .order_by("session_id", "seq")
+        .values_list("pk", "session_id", "seq", "utterance_id")
+    )
+    risk = catalogue.RISK_ASSESSMENT_TECHNIQUE
+    assessed = set(
+        TurnTechnique.objects.filter(turn__session_id__in=session_ids, label__code=risk).values_list(
+            "turn_id", flat=True
+        )
+    )
+    assessed |= {
+        turn_id
+        for turn_id in RunTurn.objects.filter(
+            run=run, turn__session_id__in=session_ids, techniques__contains=[risk]
+        ).values_list("turn_id", flat=True)
+        if (turn_id, risk) not in dismissed
+    }
+    following: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for pk, session_id, seq, utterance_id in counselor:
+        following[session_id].append((seq, pk, utterance_id))
+    window = settings.SAFETY_RESPONSE_TURNS
+    events = []
+    for pk, turn_id, states, session_id, code, trainee, held_on, utterance_id, seq in rows:
+        after = [item for item in following[session_id] if item[0] > seq][:window]
+        answer = next(((n, item) for n, item in enumerate(after, start=1) if item[1] in assessed), None)
+        for index, state in enumerate(catalogue.CLIENT_STATE_CODES):
+            if state not in catalogue.SAFETY_CRITICAL_STATES or state not in (states or []):
+                continue
+            if (turn_id, state) in dismissed:
+                continue
+            events.append(
+                SuggestedSafetyEvent(
+                    id=-(pk * 100 + index),
+                    session_id=session_id,
+                    session_code=code,
+                    trainee_id=trainee,
+                    held_on=held_on,
+                    turn_id=turn_id,
+                    utterance_id=utterance_id,
+                    seq=seq,
+                    state=state,
+                    answered=answer is not None,
+                    answered_by=answer[1][2] if answer else None,
+                    latency=answer[0] if answer else None,
+                )
+            )
+    return events

@@ -198,6 +198,8 @@ PAGES = (
     Row("admin:agreement_annotationrun_changelist", "get", ADMIN_BOTH),
     Row("admin:agreement_adjudicationdecision_changelist", "get", ADMIN_BOTH),
     Row("admin:transitions_personarun_changelist", "get", ADMIN_BOTH),
+    # Dismissed AI suggestions: shown on each transcript; the list itself is for superusers.
+    Row("admin:suggesting_suggestiondismissal_changelist", "get", ADMIN_NOBODY),
 )
 
 

@@ -33,6 +33,7 @@ SHAPE = {
     "reviewed_by",
     "reviewed_at",
     "note",
+    "source",
 }
 
 
@@ -73,6 +74,7 @@ def test_it_lists_events_in_the_shape_of_the_contract(cast, sessions):
         "reviewed_by": None,
         "reviewed_at": None,
         "note": None,
+        "source": "golden",  # CONTRACT §9: events of the portal's label suggester say "suggested"
     }
     assert (second["utterance_id"], second["answered"], second["answered_by"], second["latency"]) == (
         "SA01-K-001",
@@ -205,5 +207,7 @@ def test_it_lists_events_in_one_statement_for_10_or_100(cast, n):
         body = client.get(f"{LIST}?page_size=500").json()
     assert body["count"] == n
     event_queries = [q["sql"] for q in queries.captured_queries if "turn_client_state" in q["sql"]]
-    assert len(queries.captured_queries) == 3 + 2  # session, user, roles; count, page
-    assert len(event_queries) == 2  # the count and the page: the events themselves are one statement
+    # session, user, roles; count, page; the label suggester's run and its suggested events (CONTRACT §9)
+    assert len(queries.captured_queries) == 3 + 2 + 2
+    # the count and the page (the events themselves are one statement), and the suggested events' one
+    assert len(event_queries) == 2 + 1

@@ -28,7 +28,9 @@ LINES = [
     _line("SL1-K-001", "client", "그냥… 다 그만두고 싶어요. 가끔은 사라지면 편하겠다는 생각도 해요.", 1),
     _line("SL1-C-002", "counselor", "사라지고 싶다는 생각이 들 때, 스스로를 해칠 생각까지 해 본 적이 있나요?", 2),
     _line("SL1-K-002", "client", "I just feel like nobody would notice if I was gone.", 3),
-    _line("SL1-C-003", "counselor", "That sounds really heavy. Have you thought about ending your life?", 4),
+    _line(
+        "SL1-C-003", "counselor", "That sounds really heavy. Are you having thoughts of killing yourself right now?", 4
+    ),
 ]
 
 
@@ -51,9 +53,11 @@ def test_it_prints_one_line_per_turn_in_input_order_on_the_speakers_axis(tmp_pat
         assert set(result[mine]) <= set(result["scores"])
         assert len(result["scores"]) <= len(result[mine]) + 5
         assert set(result["scores"]) <= set(known)
-    # Both languages are read: the counselor's direct question about ending one's life is a risk assessment.
-    assert "risk_assessment" in results[4]["techniques"]
+    # Both languages are read: a direct question about suicide is a risk assessment, in Korean and English,
+    # and the veiled English disclosure is suggested as suicidal ideation (recall first, CONTRACT §9).
     assert "risk_assessment" in results[2]["techniques"]
+    assert "risk_assessment" in results[4]["techniques"]
+    assert "suicidal_ideation_admit" in results[3]["client_states"]
 
 
 def test_it_reads_windows_and_ignores_their_labels(tmp_path, capsys):

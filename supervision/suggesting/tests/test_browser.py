@@ -1,0 +1,73 @@
+"""Click-through in Chromium at 1366 and 390 px: staff import an unlabelled file; the supervisor finds the
+session under 「라벨 없음 — AI 추정만」, accepts three suggestions and dismisses one on counselor turns (the
+speaker filter kept across each decision), and sees the suggested safety event of the untouched client turn
+in the API. Screenshots go to test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from supervision.importing.tests.sheets import KOREAN_HEADER, write_xlsx
+from supervision.models import LabelChange, Session
+from supervision.suggesting.models import SuggestionDismissal
+from supervision.suggesting.tests.test_import_suggestions import unlabelled_rows
+from supervision.testing import browser_admin_log_in, browser_marks
+
+SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
+pytestmark = browser_marks()
+
+
+def _import(browser, base: str, path: Path) -> None:
+    page = browser.new_context(viewport={"width": 1366, "height": 900}, locale="ko-KR").new_page()
+    browser_admin_log_in(page, base, "staff")
+    page.goto(f"{base}/admin/supervision/session/import/")
+    page.set_input_files("input[name=file]", str(path))
+    page.fill("input[name=trainee]", "trainee_a")
+    page.locator("#content form input[type=submit]").click()
+    page.wait_for_load_state()
+    page.get_by_role("button", name="확인하고 가져오기").click()
+    page.get_by_text("가져오기를 마쳤습니다").wait_for()
+    page.context.close()
+
+
+@pytest.mark.parametrize(("width", "height", "code"), [(1366, 900, "BRW1"), (390, 844, "BRW2")])
+def test_a_supervisor_accepts_three_and_dismisses_one(
+    browser, live_server, cast, http_settings, tmp_path, width, height, code
+):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    _import(browser, live_server.url, write_xlsx(tmp_path / f"{code}.xlsx", KOREAN_HEADER, unlabelled_rows(code)))
+    session = Session.objects.get(code=code)
+
+    page = browser.new_context(viewport={"width": width, "height": height}, locale="ko-KR").new_page()
+    browser_admin_log_in(page, live_server.url, "supervisor_a")
+    page.goto(f"{live_server.url}/admin/supervision/session/?suggested_only=1")
+    assert code in page.locator("#result_list").inner_text()
+    page.screenshot(path=str(SHOTS / f"suggester_list_{width}.png"), full_page=True)
+    page.locator("#result_list a", has_text=code).first.click()
+    page.wait_for_load_state()
+    page.goto(page.url.split("?")[0] + "?speaker=counselor")
+    assert page.locator(".label-suggestions").count() >= 2
+    page.screenshot(path=str(SHOTS / f"suggester_transcript_{width}.png"), full_page=True)
+
+    for _ in range(3):
+        page.locator("button.accept").first.click()
+        page.wait_for_load_state()
+        assert "speaker=counselor" in page.url and "#turn-" in page.url  # same place, same filter
+    page.locator("button.dismiss").first.click()
+    page.wait_for_load_state()
+    assert "speaker=counselor" in page.url
+    page.screenshot(path=str(SHOTS / f"suggester_decided_{width}.png"), full_page=True)
+
+    assert LabelChange.objects.filter(turn__session=session, via="suggestion").count() == 3
+    assert SuggestionDismissal.objects.filter(turn__session=session).count() == 1
+    assert "기각함" in page.content()
+
+    page.goto(f"{live_server.url}/api/v1/safety-events/?format=json")
+    events = [e for e in json.loads(page.locator("body").inner_text())["results"] if e["session_code"] == code]
+    assert events and all(e["source"] == "suggested" for e in events)
+    page.goto(f"{live_server.url}/api/v1/safety-events/")
+    page.screenshot(path=str(SHOTS / f"suggester_safety_api_{width}.png"), full_page=True)
+    page.context.close()
