@@ -307,6 +307,8 @@ SAFETY_RESPONSE_TURNS = env_int("SAFETY_RESPONSE_TURNS", 2, minimum=1)
 # django-import-export (the admin's spreadsheet import/export): exports need the model's view permission,
 # imports its add permission (the roster's is the staff role's, see TraineeAssignmentAdmin); no cell is
 # ever exported as a formula (portal/tabular.py adds the transcript export's escape on top of this).
+# History is read-only: every write goes through its service (a "revert" form would bypass the rules).
+SIMPLE_HISTORY_REVERT_DISABLED = True
 IMPORT_EXPORT_ESCAPE_FORMULAE_ON_EXPORT = True
 IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
 IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "add"

@@ -926,8 +926,15 @@ class TraineeAssignmentAdmin(PortalImportMixin, RoleScopedAdmin, SimpleHistoryAd
             raise Http404
         return super().history_view(request, object_id, extra_context)
 
+    object_history_list_template = "admin/supervision/traineeassignment/object_history_list.html"
+
     def history_form_view(self, request, object_id, version_id, extra_context=None):
-        raise Http404  # the history is read-only: no "revert to this version" form
+        raise Http404  # the history table says it all; a past assignment is never restored
+
+    def get_fields(self, request, obj=None):
+        # the reason belongs to a change; a supervisor only views the assignment
+        fields = super().get_fields(request, obj)
+        return fields if self.has_change_permission(request, obj) else [f for f in fields if f != "reason"]
 
 
 # The label history in Korean (the stored axis and route stay codes).
