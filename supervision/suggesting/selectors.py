@@ -164,19 +164,17 @@ def suggested_safety_events(user, *, trainee_id: int | None = None) -> list[Sugg
     if run is None or not (sees_everything(user) or is_supervisor(user)):
         return []  # trainees never see raw suggestions
     curated_states = TurnClientState.objects.filter(turn__session=OuterRef("turn__session"))
-    disclosing = Q()
-    for state in sorted(catalogue.SAFETY_CRITICAL_STATES):
-        disclosing |= Q(client_states__contains=[state])
     hits = (
         RunTurn.objects.filter(run=run, turn__speaker=catalogue.CLIENT)
-        .filter(disclosing)
+        .filter(_holding(catalogue.SAFETY_CRITICAL_STATES, "client_states"))
         .filter(trainee_filter(user, "turn__session__trainee"))
         .exclude(Exists(curated_states))
     )
     if trainee_id is not None:
         hits = hits.filter(turn__session__trainee_id=trainee_id)
-    rows = list(
-        hits.values_list(
+    rows = [
+        row
+        for row in hits.values_list(
             "pk",
             "turn_id",
             "client_states",
@@ -187,7 +185,8 @@ def suggested_safety_events(user, *, trainee_id: int | None = None) -> list[Sugg
             "turn__utterance_id",
             "turn__seq",
         )
-    )
+        if catalogue.SAFETY_CRITICAL_STATES & set(row[2] or ())  # SQLite: the filter above is Python's
+    ]
     if not rows:
         return []
     session_ids = sorted({row[3] for row in rows})
@@ -207,10 +206,10 @@ def suggested_safety_events(user, *, trainee_id: int | None = None) -> list[Sugg
     )
     assessed |= {
         turn_id
-        for turn_id in RunTurn.objects.filter(
-            run=run, turn__session_id__in=session_ids, techniques__contains=[risk]
-        ).values_list("turn_id", flat=True)
-        if (turn_id, risk) not in dismissed
+        for turn_id, techniques in RunTurn.objects.filter(run=run, turn__session_id__in=session_ids)
+        .filter(_holding({risk}, "techniques"))
+        .values_list("turn_id", "techniques")
+        if risk in (techniques or ()) and (turn_id, risk) not in dismissed
     }
     following: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     for pk, session_id, seq, utterance_id in counselor:
@@ -242,3 +241,16 @@ def suggested_safety_events(user, *, trainee_id: int | None = None) -> list[Sugg
                 )
             )
     return events
+
+
+def _holding(codes, field: str) -> Q:
+    """Rows whose list ``field`` holds one of ``codes``: a jsonb containment test on PostgreSQL (its GIN-free
+    scan stays in the database); other databases have no such lookup, and the caller filters in Python."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return Q(**{f"{field}__isnull": False})
+    found = Q()
+    for code in sorted(codes):
+        found |= Q(**{f"{field}__contains": [code]})
+    return found
