@@ -54,6 +54,15 @@ def _tasks_in_process(request):
     app.conf.task_always_eager = eager
 
 
+@pytest.fixture(autouse=True)
+def _no_pages_kept_from_before():
+    """Kept trainee pages are keyed by user ids, and each test database hands the same ids out again: no
+    test may be served a page another test (or run) left in Redis."""
+    from supervision import pagecache
+
+    pagecache.forget_all()
+
+
 @pytest.fixture
 def taxonomy_tables(db):
     """Code tables filled from the catalogue (transactional tests flush the migration's seed)."""

@@ -258,6 +258,9 @@ CACHES = {
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
+# How long a trainee's rendered page may stay in the cache (supervision/pagecache.py). The writes that change a
+# page replace it at once; this only bounds what no service reports (an admin renaming a user).
+PAGE_CACHE_SECONDS = env_int("PAGE_CACHE_SECONDS", 600, minimum=1)
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True

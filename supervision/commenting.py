@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from django.conf import settings
 from django.db import transaction
 
-from supervision import rules
+from supervision import pagecache, rules
 from supervision.models import CommentAuthor, SupervisorComment, Turn
 from taxonomy import catalogue
 from taxonomy.lookup import LabelIndex
@@ -156,6 +156,7 @@ def supervisor_comment_create(
     comment.full_clean()
     comment._history_user = written_by
     comment.save()
+    pagecache.sessions_changed([turn.session_id])
     return comment
 
 
@@ -178,6 +179,7 @@ def supervisor_comment_update(
     comment.full_clean()
     comment._history_user = changed_by
     comment.save()
+    pagecache.sessions_changed([comment.turn.session_id])
     return comment
 
 
@@ -185,7 +187,9 @@ def supervisor_comment_update(
 def supervisor_comment_delete(*, comment: SupervisorComment, deleted_by) -> None:
     _check_may_change(deleted_by, comment)
     comment._history_user = deleted_by
+    session_id = comment.turn.session_id
     comment.delete()
+    pagecache.sessions_changed([session_id])
 
 
 MAX_ANSWER_CHARS = 2000
@@ -215,4 +219,5 @@ def comment_reply_answer(*, comment: SupervisorComment, user, text: str):
     reply = CommentReply(comment=comment, author=user, text=text)
     reply.full_clean()
     reply.save()
+    pagecache.trainees_changed([comment.turn.session.trainee_id])
     return reply

@@ -13,7 +13,7 @@ from functools import partial
 
 from django.db import transaction
 
-from supervision import rules
+from supervision import pagecache, rules
 from supervision.models import LabelChange, Turn, TurnClientState, TurnTechnique
 from supervision.trajectory.tasks import queue_session_audits
 from taxonomy import catalogue
@@ -124,6 +124,7 @@ def turn_labels_update(
         turn.save(update_fields=fields)
     LabelChange.objects.bulk_create(history)
     if history:
+        pagecache.sessions_changed([turn.session_id])
         # The trajectory explanation reads the labels: re-audit the session once the edit is committed, as an
         # import does (the trainee page says an audit is pending meanwhile).
         transaction.on_commit(partial(queue_session_audits, [turn.session_id]))

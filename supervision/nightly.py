@@ -18,4 +18,10 @@ def nightly_review(*, day: datetime.date) -> dict[str, object]:
     A step is added to that setting, not here.
     Returns each step's result keyed by its dotted path.
     """
-    return {dotted: import_string(dotted)(day=day) for dotted in settings.NIGHTLY_REVIEW_STEPS}
+    from supervision import pagecache
+
+    try:
+        return {dotted: import_string(dotted)(day=day) for dotted in settings.NIGHTLY_REVIEW_STEPS}
+    finally:
+        # Every trainee page shows what the night computes (steps done before a failure included).
+        pagecache.everyone_changed()

@@ -16,7 +16,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from supervision import selectors
+from supervision import pagecache, selectors
 from supervision.api import permissions
 from supervision.api.filters import TraineeFilter
 from supervision.api.serializers import (
@@ -116,6 +116,19 @@ class SessionViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_serializer_class(self):
         return SessionDetailSerializer if self.action == "retrieve" else SessionSerializer
+
+    def list(self, request, *args, **kwargs):
+        if not pagecache.kept_for(request.user):
+            return super().list(request, *args, **kwargs)
+        # A trainee's own list is kept until one of the writes it shows (supervision/pagecache.py). The whole
+        # address is part of the key: the page links (next, previous) are absolute.
+        data = pagecache.cached(
+            request.user,
+            request.user.pk,
+            ("api-sessions", request.build_absolute_uri()),
+            lambda: super(SessionViewSet, self).list(request, *args, **kwargs).data,
+        )
+        return Response(data)
 
     def handle_exception(self, exc):
         # An error of the NDJSON endpoint is the API's JSON error body, sent as application/json (as the schema

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
-from supervision import rules
+from supervision import pagecache, rules
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.models import SupervisorComment
 from supervision.services import ServiceError
@@ -24,7 +24,9 @@ def _require_own_session(comment: SupervisorComment, user) -> None:
 def comment_mark_read(*, comment: SupervisorComment, user) -> CommentRead:
     """Marks the comment read by ``user`` (idempotent: the first read time is kept)."""
     _require_own_session(comment, user)
-    read, _ = CommentRead.objects.get_or_create(comment=comment, user=user)
+    read, created = CommentRead.objects.get_or_create(comment=comment, user=user)
+    if created:
+        pagecache.trainees_changed([user.pk])
     return read
 
 
@@ -40,6 +42,8 @@ def comment_mark_all_read(*, user, session=None) -> int:
     rows = [CommentRead(comment_id=pk, user=user) for pk in comments.values_list("pk", flat=True)]
     # ignore_conflicts: a read marked in another tab meanwhile is already what we want.
     CommentRead.objects.bulk_create(rows, ignore_conflicts=True)
+    if rows:
+        pagecache.trainees_changed([user.pk])
     return len(rows)
 
 
@@ -58,4 +62,5 @@ def comment_reply_create(*, comment: SupervisorComment, author, text: str) -> Co
     reply.full_clean()
     reply.save()
     CommentRead.objects.get_or_create(comment=comment, user=author)
+    pagecache.trainees_changed([author.pk])
     return reply

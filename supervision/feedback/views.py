@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from supervision import pagecache
 from supervision.feedback import charts, selectors, services
 from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.roles import is_trainee
@@ -20,6 +21,15 @@ from supervision.services import ServiceError
 @require_GET
 @login_required
 def dashboard(request):
+    if pagecache.kept_for(request.user):
+        # A trainee's own dashboard is kept rendered until one of the writes it shows (supervision/pagecache.py).
+        return pagecache.render_page(
+            request, "feedback/dashboard.html", lambda: _dashboard_context(request), trainee_id=request.user.pk
+        )
+    return render(request, "feedback/dashboard.html", _dashboard_context(request))
+
+
+def _dashboard_context(request) -> dict:
     trainee = request.user if is_trainee(request.user) else None
     gauge = selectors.latest_gauge_for(trainee) if trainee else None
     sessions = list(selectors.feedback_sessions(request.user))
@@ -37,7 +47,7 @@ def dashboard(request):
                     "scope": scopes[snapshot.trainee_id],
                 }
             )
-    context = {
+    return {
         "user_is_trainee": trainee is not None,
         "sessions": sessions,
         "unread_total": sum(s.unread_count for s in sessions) if trainee else 0,
@@ -49,16 +59,24 @@ def dashboard(request):
         "show_tags": trainee is not None,
         **(selectors.tags_for(request.user, trainee) if trainee else {}),
     }
-    return render(request, "feedback/dashboard.html", context)
 
 
 @require_GET
 @login_required
 def session_detail(request, session_id: int):
     session = selectors.feedback_session(request.user, session_id)
+    if session.trainee_id == request.user.pk and pagecache.kept_for(request.user):
+        # The trainee's own session page is kept rendered until one of the writes it shows (supervision/pagecache.py).
+        return pagecache.render_page(
+            request, "feedback/session.html", lambda: _session_context(request, session), trainee_id=session.trainee_id
+        )
+    return render(request, "feedback/session.html", _session_context(request, session))
+
+
+def _session_context(request, session) -> dict:
     turns = list(selectors.transcript_turns(session, reader=request.user))
     audits = selectors.audits_for(session)
-    context = {
+    return {
         "session": session,
         "turns": turns,
         "stages": [turn.stage_id for turn in turns],
@@ -74,7 +92,6 @@ def session_detail(request, session_id: int):
         # One reverse() for the page rather than two per critique: "/feedback/comments/<id>/read/" etc.
         "comments_url": reverse("feedback:comment-read", args=[0]).removesuffix("0/read/"),
     }
-    return render(request, "feedback/session.html", context)
 
 
 def _back_to(comment) -> str:

@@ -62,6 +62,9 @@ def gauge_compute(*, day: datetime.date) -> GaugeRun:
     Sessions whose rows have not changed since the last run are not aggregated again: their kept tallies
     are read (``SessionTally``; ``tallies_forget`` makes the next run aggregate every session; a test
     holds both ways to the same result)."""
+    from supervision import pagecache
+
+    pagecache.everyone_changed()  # the trainees' dashboards show the snapshots
     with without_cyclic_gc():
         return _gauge_compute(day=day, portable=not set_based())
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from supervision import presentation
+from supervision import pagecache, presentation
 from supervision.gauge import figures
 from supervision.gauge.aggregate import SessionAggregate, digest
 from supervision.gauge.models import DismissedSuggestion, SessionTally
@@ -254,6 +254,7 @@ def suggestion_accept(*, comment: SupervisorComment, user) -> SupervisorComment:
     comment.written_by = user
     comment.full_clean()
     comment.save()
+    pagecache.sessions_changed([comment.turn.session_id])  # now shown to the trainee
     return comment
 
 

@@ -23,6 +23,7 @@ from django.utils import timezone
 from simple_history.utils import bulk_update_with_history
 
 from portal.perf import without_cyclic_gc
+from supervision import pagecache
 from supervision.exporting import label_codes_by_turn
 from supervision.importing.cross_row import SessionChecks
 from supervision.importing.parse import RowParser
@@ -165,6 +166,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
             # Fresh transcripts get their trajectory audits in the background once the import is committed
             # (in-process when no REDIS_URL); the nightly review refreshes them too.
             transaction.on_commit(partial(queue_trajectory_audits, report.session_ids))
+            pagecache.everyone_changed()  # new and replaced sessions, on any trainee's pages
     except FileRejected as exc:
         # Found while streaming (too many rows, a damaged sheet): the file as a whole is refused.
         return ImportReport(dry_run=dry_run, errors=[RowError(0, "file", str(exc))])

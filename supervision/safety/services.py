@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from supervision import rules
+from supervision import pagecache, rules
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.gauge.models import DismissedSuggestion
 from supervision.models import CommentAuthor, CommentKind, Session, Severity, SupervisorComment, TurnClientState
@@ -60,6 +60,7 @@ def safety_event_review(*, event: TurnClientState, note: str, reviewed_by) -> Sa
             review = _saved(review or SafetyReview(**pair), values, reviewed_by)
     except IntegrityError:  # another first review of the same event committed meanwhile: this one follows it
         review = _saved(SafetyReview.objects.select_for_update().get(**pair), values, reviewed_by)
+    pagecache.trainees_changed([trainee_id])  # the trainee's session page shows the note
     return review
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
+from supervision import pagecache
 from supervision.gauge.models import GaugeSnapshot
 from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.models import SupervisorComment
@@ -101,6 +102,7 @@ def tags_nightly(*, day: datetime.date, full: bool = False) -> dict:
         contradictions = _feed(book, checked, snapshots, skipped, at, "contradictions")
         book.write()
     _remember(changed, checked)
+    pagecache.everyone_changed()  # the trainees' dashboards show their tags
     return {
         "snapshots": len(changed),
         "critiques": len(critiques),

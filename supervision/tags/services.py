@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import Count, F, Max, Min, Q
 from django.utils import timezone
 
-from supervision import rules
+from supervision import pagecache, rules
 from supervision.gauge import figures
 from supervision.models import Session
 from supervision.safety.selectors import events_of_all_trainees
@@ -457,6 +457,7 @@ def tag_evidence_add(
         at=at or timezone.now(),
     )
     book.write()
+    pagecache.trainees_changed([trainee_id])
     return done
 
 
@@ -488,6 +489,7 @@ def tag_contradiction_record(
         at=at or timezone.now(),
     )
     book.write()
+    pagecache.trainees_changed([trainee_id])
     return done
 
 

@@ -39,6 +39,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from supervision import pagecache
 from supervision.exporting import label_codes_by_turn
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.trajectory.engine.audit import audit_sessions
@@ -357,6 +358,15 @@ def _audit_batch(session_ids: list[int], version: str, computed_at: dt.datetime)
 
 
 def _audit(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRunSummary:
+    try:
+        return _audit_all(ids, batch_size=batch_size, processes=processes)
+    finally:
+        # The sessions' pages show the audits (and "being recomputed" until they are stored); batches stored
+        # before a failure are shown too.
+        pagecache.sessions_changed(ids)
+
+
+def _audit_all(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRunSummary:
     now = timezone.now()
     version = engine_version()
     total = AuditRunSummary()
