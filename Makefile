@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-load bench-scale bench-scale-import bench-scale-night
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-load profile-pages bench-scale bench-scale-import bench-scale-night
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,11 @@ bench-pages: $(DEV_STAMP)
 # gunicorn (2 workers, DJANGO_DEBUG=0) under 8 then 32 logged-in trainees for 60 s each, vs the log-in page.
 bench-load: $(DEV_STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_load.py
+
+# Where the trainee pages' time goes (in-process, cProfile): built from the database and kept in the cache.
+profile-pages: $(DEV_STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+		$(PY) benchmarks/profile_trainee_pages.py
 
 # Review gauge over 1,000,000 generated turns vs one hand-written GROUP BY (database: DATABASE_URL name + _bench).
 bench-gauge: $(STAMP)
