@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from supervision import rules
+from supervision import pagecache, rules
 from supervision.models import Turn
 from taxonomy.models import StageDef
 from taxonomy.normalize import normalize_text, normalize_value
@@ -53,4 +53,5 @@ def turn_update(*, turn: Turn, stage: StageDef, text: str, nonverbal: list[str],
     turn.stage, turn.text, turn.nonverbal, turn.dialog_act = stage, text, nonverbal, act
     turn.full_clean(exclude=["session"])
     turn.save(update_fields=["stage", "text", "nonverbal", "dialog_act"])
+    pagecache.sessions_changed([turn.session_id])
     return [correction] if correction else []

@@ -23,9 +23,7 @@ from supervision.services import ServiceError
 def dashboard(request):
     if pagecache.kept_for(request.user):
         # A trainee's own dashboard is kept rendered until one of the writes it shows (supervision/pagecache.py).
-        return pagecache.render_page(
-            request, "feedback/dashboard.html", lambda: _dashboard_context(request), trainee_id=request.user.pk
-        )
+        return pagecache.render_page(request, "feedback/dashboard.html", lambda: _dashboard_context(request))
     return render(request, "feedback/dashboard.html", _dashboard_context(request))
 
 
@@ -64,16 +62,16 @@ def _dashboard_context(request) -> dict:
 @require_GET
 @login_required
 def session_detail(request, session_id: int):
+    if pagecache.kept_for(request.user):
+        # A trainee's own session page is kept rendered until one of the writes it shows (supervision/pagecache.py).
+        # Only a session the trainee may see is built and kept (else 404); a kept one is served without asking
+        # again, as a session changing hands or going away changes every kept page (pagecache.session_saved).
+        return pagecache.render_page(request, "feedback/session.html", lambda: _session_context(request, session_id))
+    return render(request, "feedback/session.html", _session_context(request, session_id))
+
+
+def _session_context(request, session_id: int) -> dict:
     session = selectors.feedback_session(request.user, session_id)
-    if session.trainee_id == request.user.pk and pagecache.kept_for(request.user):
-        # The trainee's own session page is kept rendered until one of the writes it shows (supervision/pagecache.py).
-        return pagecache.render_page(
-            request, "feedback/session.html", lambda: _session_context(request, session), trainee_id=session.trainee_id
-        )
-    return render(request, "feedback/session.html", _session_context(request, session))
-
-
-def _session_context(request, session) -> dict:
     turns = list(selectors.transcript_turns(session, reader=request.user))
     audits = selectors.audits_for(session)
     return {
