@@ -13,7 +13,9 @@ again (it expires after ``PAGE_CACHE_SECONDS``).
 - The change is made at once *and* again when the write's transaction commits: a page built between the two
   from the database as it was before the commit was keyed by the first token and is dropped by the second.
 - A version is read before the page is built, so an entry always holds data at least as new as its key.
-- Redis down: no version can be read and the page is built from the database as before (never a stale one).
+- Redis down: no version can be read and the page is built from the database as before. A version change that
+  cannot reach Redis (tried even while the cache's breaker skips Redis) leaves kept pages at most
+  ``PAGE_CACHE_SECONDS`` old.
 - Keys hold the viewer's id: a trainee is only ever served an entry built for that same trainee.
 
 Writes that go round the services (an admin editing a user's name, the catalogue's Korean names at a
@@ -23,6 +25,7 @@ deploy) show up at the latest after ``PAGE_CACHE_SECONDS``.
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -30,12 +33,16 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.db import transaction
 from django.http import HttpResponse
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
 
 EVERYONE = "pages:v:all"
 # Stands for the request's CSRF token in a cached page (the token belongs to the browser, not the page).
@@ -59,7 +66,18 @@ def _new_token() -> str:
 
 
 def _renew(keys: list[str]) -> None:
-    cache.set_many({key: _new_token() for key in keys}, timeout=None)
+    values = {key: _new_token() for key in keys}
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        backend.set_many(values, timeout=None)
+        return
+    # Past the cache's breaker (portal/cache.py), which skips Redis for a while after one failure: a write must
+    # not leave its change behind because another request of this process found Redis slow a moment ago.
+    # Should Redis really not take it, kept pages are at most PAGE_CACHE_SECONDS old.
+    try:
+        RedisCache.set_many(backend, values, timeout=None)
+    except RedisError:
+        logger.warning("Kept trainee pages: a version change did not reach Redis (%s)", ", ".join(keys))
 
 
 def _changed(keys: list[str]) -> None:

@@ -358,15 +358,6 @@ def _audit_batch(session_ids: list[int], version: str, computed_at: dt.datetime)
 
 
 def _audit(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRunSummary:
-    try:
-        return _audit_all(ids, batch_size=batch_size, processes=processes)
-    finally:
-        # The sessions' pages show the audits (and "being recomputed" until they are stored); batches stored
-        # before a failure are shown too.
-        pagecache.sessions_changed(ids)
-
-
-def _audit_all(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRunSummary:
     now = timezone.now()
     version = engine_version()
     total = AuditRunSummary()
@@ -418,8 +409,13 @@ def trajectory_audit_sessions(
     base = Session.objects.order_by("id")
     if session_ids is not None:
         base = base.filter(id__in=list(session_ids))
-    ids = list(base.values_list("id", flat=True))
-    return _audit(ids, batch_size=batch_size, processes=processes)
+    rows = list(base.values_list("id", "trainee_id"))
+    try:
+        return _audit([session_id for session_id, _ in rows], batch_size=batch_size, processes=processes)
+    finally:
+        # The trainees' pages show the audits ("being recomputed" until they are stored); batches stored before
+        # a failure too.
+        pagecache.trainees_changed(trainee_id for _, trainee_id in rows)
 
 
 def sessions_to_audit() -> list[int]:
@@ -449,7 +445,10 @@ def trajectory_nightly(*, day: dt.date, full: bool = False, processes: int | Non
     """
     ids = list(Session.objects.order_by("id").values_list("id", flat=True)) if full else sessions_to_audit()
     here, queued = _share_with_worker_children(ids, processes)
-    summary = _audit(here, batch_size=BATCH_SESSIONS, processes=processes)
+    try:
+        summary = _audit(here, batch_size=BATCH_SESSIONS, processes=processes)
+    finally:
+        pagecache.everyone_changed()  # many trainees' session pages show the audits
     return {"day": day.isoformat(), **summary.as_dict(), "queued": len(queued)}
 
 

@@ -238,3 +238,23 @@ def test_each_browser_gets_its_own_csrf_token_in_a_kept_page(cast, session):
         response = browser.post(f"/feedback/comments/{comment.pk}/read/", {"csrfmiddlewaretoken": token})
         assert response.status_code == 302  # the token is good for this browser
     assert tokens[0] != tokens[1]
+
+
+def test_a_write_changes_the_pages_even_while_the_cache_skips_a_slow_redis(cast, session, caplog):
+    """The cache's breaker (portal/cache.py) skips Redis for a while after one failure; a version change does
+    not, or the pages other processes keep would outlive the write."""
+    from django.core.cache import caches
+
+    backend = caches["default"]
+    if not hasattr(backend, "_breaker"):
+        pytest.skip("the cache is not Redis here")
+    before = pagecache._versions(cast.trainee_a.pk)
+    backend._breaker.trip("test", "get", OSError("a slow moment"))
+    supervisor_comment_create(
+        turn=session.turns.get(seq=6),
+        kind=CommentKind.CRITIQUE,
+        text="잠깐 느린 동안의 논평",
+        written_by=cast.supervisor_a,
+    )
+    backend._breaker._down_until = 0.0  # Redis answers again
+    assert pagecache._versions(cast.trainee_a.pk) != before
