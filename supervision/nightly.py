@@ -2,6 +2,15 @@
 
 The Celery task (``supervision.gauge.tasks``), ``compute_gauges`` and the demo call this; the steps
 themselves (the gauge, the tendency tags, the trajectory audits) live in their apps.
+
+A big night (the first one, a new engine version) is mostly per-session work that needs no other session:
+a gauge tally, a session's trajectory audits, its safety suggestions. ``settings.NIGHTLY_SESSION_WORK``
+names, for each such part, which sessions need it tonight (``pending``) and the service that does it for
+some sessions (``prepare``). The Celery task splits the pending sessions into chunks (``plan``), each a
+task any worker on any machine takes (``prepare_chunk``: one transaction, so a chunk that crashes leaves
+nothing half-written and is simply pending again the next night); the steps then run in order as on any
+night and find those sessions done. Results do not depend on how the chunks were shared out: each part is
+a function of its session's rows only.
 """
 
 from __future__ import annotations
@@ -9,6 +18,7 @@ from __future__ import annotations
 import datetime
 
 from django.conf import settings
+from django.db import transaction
 from django.utils.module_loading import import_string
 
 
@@ -19,3 +29,27 @@ def nightly_review(*, day: datetime.date) -> dict[str, object]:
     Returns each step's result keyed by its dotted path.
     """
     return {dotted: import_string(dotted)(day=day) for dotted in settings.NIGHTLY_REVIEW_STEPS}
+
+
+def pending_work(*, day: datetime.date) -> dict[str, list[int]]:
+    """For each ``prepare`` service of ``settings.NIGHTLY_SESSION_WORK``, the sessions that need it tonight."""
+    return {prepare: list(import_string(pending)(day=day)) for pending, prepare in settings.NIGHTLY_SESSION_WORK}
+
+
+def plan(work: dict[str, list[int]], *, size: int) -> list[dict[str, list[int]]]:
+    """The pending work in chunks of at most ``size`` sessions (in id order), each ``{prepare: ids}``: a
+    session's parts stay together in one chunk."""
+    sessions = sorted({session_id for ids in work.values() for session_id in ids})
+    pending = {prepare: set(ids) for prepare, ids in work.items()}
+    chunks = []
+    for start in range(0, len(sessions), size):
+        part = sessions[start : start + size]
+        chunk = {prepare: [s for s in part if s in ids] for prepare, ids in pending.items()}
+        chunks.append({prepare: ids for prepare, ids in chunk.items() if ids})
+    return chunks
+
+
+def prepare_chunk(*, day: datetime.date, work: dict[str, list[int]]) -> dict[str, dict]:
+    """Does one chunk's per-session work (``plan``) in one transaction; returns each service's result."""
+    with transaction.atomic():
+        return {prepare: import_string(prepare)(day=day, session_ids=ids) for prepare, ids in work.items()}
