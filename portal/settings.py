@@ -330,6 +330,15 @@ NIGHTLY_SESSION_WORK = (
     ("supervision.safety.services.safety_pending", "supervision.safety.services.safety_prepare"),
 )
 NIGHTLY_CHUNK_SESSIONS = env_int("NIGHTLY_CHUNK_SESSIONS", 20, minimum=1)
+# A step's part that can start only once the steps before it have run (the tags read the snapshots the
+# gauge step writes): pending and prepare as above, split into chunks of NIGHTLY_CHUNK_TRAINEES trainees.
+NIGHTLY_STEP_PARTS = {
+    "supervision.tags.nightly.tags_nightly": (
+        "supervision.tags.nightly.tags_pending",
+        "supervision.tags.nightly.tags_prepare",
+    ),
+}
+NIGHTLY_CHUNK_TRAINEES = env_int("NIGHTLY_CHUNK_TRAINEES", 10, minimum=1)
 # Local processes a command (audit_trajectories, compute_gauges) spreads many sessions' trajectory audits
 # over; a Celery task never starts any (the night scales out by chunk tasks over the workers).
 TRAJECTORY_AUDIT_PROCESSES = env_int("TRAJECTORY_AUDIT_PROCESSES", os.cpu_count() or 1, minimum=1)

@@ -9,8 +9,10 @@ names, for each such part, which sessions need it tonight (``pending``) and the 
 some sessions (``prepare``). The Celery task splits the pending sessions into chunks (``plan``), each a
 task any worker on any machine takes (``prepare_chunk``: one transaction, so a chunk that crashes leaves
 nothing half-written and is simply pending again the next night); the steps then run in order as on any
-night and find those sessions done. Results do not depend on how the chunks were shared out: each part is
-a function of its session's rows only.
+night and find those sessions done. A step may also have a part that can only start once the steps before
+it have run (``settings.NIGHTLY_STEP_PARTS``: the tags of each trainee, from the snapshots the gauge step
+writes), split into chunks of trainees right before it. Results do not depend on how the chunks were
+shared out: each part is a function of its own session's (or trainee's) rows only.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ def pending_work(*, day: datetime.date) -> dict[str, list[int]]:
 
 
 def plan(work: dict[str, list[int]], *, size: int) -> list[dict[str, list[int]]]:
-    """The pending work in chunks of at most ``size`` sessions (in id order), each ``{prepare: ids}``: a
-    session's parts stay together in one chunk."""
+    """The pending work in chunks of at most ``size`` sessions (or trainees; in id order), each
+    ``{prepare: ids}``: a session's parts stay together in one chunk."""
     sessions = sorted({session_id for ids in work.values() for session_id in ids})
     pending = {prepare: set(ids) for prepare, ids in work.items()}
     chunks = []
@@ -49,7 +51,18 @@ def plan(work: dict[str, list[int]], *, size: int) -> list[dict[str, list[int]]]
     return chunks
 
 
+def step_work(*, day: datetime.date, step: str) -> dict[str, list[int]]:
+    """The part of ``step`` that chunk tasks can do before it (``settings.NIGHTLY_STEP_PARTS``: pending once
+    the steps before it have run, e.g. the tags of the trainees whose snapshots the gauge just wrote)."""
+    parts = settings.NIGHTLY_STEP_PARTS.get(step)
+    if parts is None:
+        return {}
+    pending, prepare = parts
+    return {prepare: list(import_string(pending)(day=day))}
+
+
 def prepare_chunk(*, day: datetime.date, work: dict[str, list[int]]) -> dict[str, dict]:
-    """Does one chunk's per-session work (``plan``) in one transaction; returns each service's result."""
+    """Does one chunk's work (``plan``) in one transaction; returns each service's result with ``ids``, how
+    many sessions (or trainees) it was given."""
     with transaction.atomic():
-        return {prepare: import_string(prepare)(day=day, session_ids=ids) for prepare, ids in work.items()}
+        return {prepare: {"ids": len(ids), **import_string(prepare)(day=day, ids=ids)} for prepare, ids in work.items()}

@@ -256,10 +256,10 @@ def tallies_pending(*, day: datetime.date) -> list[int]:
         return [session_id for (session_id,) in cursor.fetchall()]
 
 
-def tallies_prepare(*, day: datetime.date, session_ids: list[int]) -> dict[str, int]:
-    """Aggregates and keeps the tallies of ``session_ids`` (those in ``day``'s scope), as the gauge step
+def tallies_prepare(*, day: datetime.date, ids: list[int]) -> dict[str, int]:
+    """Aggregates and keeps the tallies of the sessions ``ids`` (those in ``day``'s scope), as the gauge step
     would for stale sessions; the step then reads them as kept. Call inside a transaction."""
-    fresh = _session_aggregates(start=_window_start(day), day=day, ids=list(session_ids))
+    fresh = _session_aggregates(start=_window_start(day), day=day, ids=list(ids))
     _keep_tallies(fresh.values(), timezone.now())
     return {"sessions": len(fresh)}
 

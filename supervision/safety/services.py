@@ -256,10 +256,10 @@ def safety_pending(*, day) -> list[int]:
     return sorted(_session_revisions(changed_only=True))
 
 
-def safety_prepare(*, day, session_ids: list[int]) -> dict[str, int]:
-    """``safety_nightly`` for ``session_ids`` only (a chunk of the night): their suggestions made, and
+def safety_prepare(*, day, ids: list[int]) -> dict[str, int]:
+    """``safety_nightly`` for the sessions ``ids`` only (a chunk of the night): their suggestions made, and
     remembered as made at the revision read first."""
-    revisions = _session_revisions(changed_only=False, session_ids=session_ids)
+    revisions = _session_revisions(changed_only=False, session_ids=ids)
     result = safety_suggest(session_ids=sorted(revisions))
     _remember(revisions)
     return {"sessions": len(revisions), **result}

@@ -107,6 +107,7 @@ def start_worker(tmp_path, name: str) -> Worker:
         "DATABASE_URL": database_url_under_test(),
         "DJANGO_CONN_MAX_AGE": "0",
         "NIGHTLY_CHUNK_SESSIONS": str(CHUNK_SESSIONS),
+        "NIGHTLY_CHUNK_TRAINEES": "1",
     }
     return Worker(env=env).start(tmp_path / f"{name}.log")
 
@@ -144,9 +145,13 @@ def test_a_first_night_through_two_workers_stores_what_one_worker_and_one_proces
     finally:
         one.stop()
     chunks = result["chunks"]
-    assert chunks["tasks"] == len(nightly.plan(work, size=CHUNK_SESSIONS)) and chunks["tasks"] > 2, result
+    # a round of session chunks, then, once the gauge step has written the snapshots, one chunk per trainee
+    assert chunks["tasks"] == len(nightly.plan(work, size=CHUNK_SESSIONS)) + 2 and chunks["tasks"] > 4, result
+    assert chunks["tags_prepare"] == 2, result
     assert chunks["trajectory_prepare"] == sessions, result  # every session audited in a chunk ...
-    assert result["steps"]["supervision.trajectory.services.trajectory_nightly"]["sessions"] == 0  # ... none after
+    steps = result["steps"]
+    assert steps["supervision.trajectory.services.trajectory_nightly"]["sessions"] == 0, result  # ... none after
+    assert steps["supervision.tags.nightly.tags_nightly"]["snapshots"] == 0, result  # the trainees' chunks read them
     assert chunks_run(one) == chunks["tasks"]
     through_one = stored_night()
     assert through_one == in_process

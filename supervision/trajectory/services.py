@@ -462,6 +462,6 @@ def trajectory_pending(*, day: dt.date) -> list[int]:
     return sessions_to_audit()
 
 
-def trajectory_prepare(*, day: dt.date, session_ids: list[int]) -> dict[str, int]:
-    """Audits ``session_ids`` in this process (a chunk task of the night: the workers are the processes)."""
-    return trajectory_audit_sessions(session_ids=session_ids, processes=1).as_dict()
+def trajectory_prepare(*, day: dt.date, ids: list[int]) -> dict[str, int]:
+    """Audits the sessions ``ids`` in this process (a chunk task of the night: the workers are the processes)."""
+    return trajectory_audit_sessions(session_ids=ids, processes=1).as_dict()
