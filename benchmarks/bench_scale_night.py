@@ -232,10 +232,17 @@ def main() -> None:
             cur.fetchall()
         return time.perf_counter() - start
 
-    base = statistics.median(baseline() for _ in range(args.repeat))
-    print(f"baseline: one GROUP BY over the turns (technique labels per trainee and category): {base:.3f} s\n")
+    def measured_baseline(when: str) -> float:
+        # measured again right before each night: on a machine shared with other jobs the load moves, and
+        # a ratio to a GROUP BY timed minutes earlier would measure the load as much as the night
+        base = statistics.median(baseline() for _ in range(args.repeat))
+        print(f"baseline {when}: one GROUP BY over the turns (technique labels per trainee and category): {base:.3f} s")
+        return base
+
+    measured_baseline("after the build")
 
     def night(name: str, day: datetime.date, aim: float | None) -> dict[str, float]:
+        base = measured_baseline("before this night")
         total = 0.0
         spent_by_step = {}
         print(f"== {name} ({day})")
@@ -252,7 +259,7 @@ def main() -> None:
         print(f"  {'whole night':<24} {total:8.2f} s = {total / base:7.1f}x GROUP BY{verdict}\n", flush=True)
         return spent_by_step
 
-    first_nights(args, base)
+    first_nights(args, measured_baseline)
     night("a night with nothing changed", DAY + datetime.timedelta(days=1), 3)
     with Workers(1) as workers:
         changed, drained = reimport_and_drain(args.changed)
@@ -312,8 +319,9 @@ def forget_the_night() -> None:
         cur.execute("VACUUM ANALYZE")
 
 
-def first_nights(args, base: float) -> None:
-    """The first night through one worker, then through two; both from nothing derived."""
+def first_nights(args, measured_baseline) -> None:
+    """The first night through one worker, then through two; both from nothing derived, each against the
+    GROUP BY measured right before it (the workers started and idle)."""
     from portal.celery import app
     from supervision.gauge.tasks import TASK_NAME
 
@@ -321,19 +329,20 @@ def first_nights(args, base: float) -> None:
     for count in (1, 2):
         forget_the_night()
         with Workers(count) as workers:
+            base = measured_baseline(f"before the first night through {count} worker(s)")
             start = time.perf_counter()
             result = app.send_task(TASK_NAME, kwargs={"day": DAY.isoformat()}).get(timeout=4 * 3600)
             spent = time.perf_counter() - start
             workers.check()
             assert "skipped" not in result, result
-            runs.append((count, spent, result, workers.chunks_by_worker()))
+            runs.append((count, spent, result, workers.chunks_by_worker(), base))
     print(f"== first night: nothing derived yet ({DAY}), through real Celery workers (nightly_review sent, waited for)")
-    for count, spent, _result, chunks in runs:
+    for count, spent, _result, chunks, base in runs:
         print(
             f"  {count} worker{'s' if count > 1 else ' '}  {spent:8.2f} s = {spent / base:7.1f}x GROUP BY"
             f"  (aim <= 150x: {'met' if spent / base <= 150 else 'NOT met'});  chunk tasks per worker {chunks}"
         )
-    (_, one, result, _), (_, two, _, _) = runs
+    (_, one, result, _, _), (_, two, _, _, _) = runs
     print(f"  two workers / one worker: {two / one:.2f}  (aim <= 0.60: {'met' if two / one <= 0.6 else 'NOT met'})")
     print(f"  per-session parts done in chunks: {result['chunks']}")
     for dotted, summary in result["steps"].items():
