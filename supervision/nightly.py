@@ -1,7 +1,8 @@
 """The nightly review: every step named in ``settings.NIGHTLY_REVIEW_STEPS``, run for one day.
 
-The Celery task (``supervision.gauge.tasks``), ``compute_gauges`` and the demo call this; the steps
-themselves (the gauge, the tendency tags, the trajectory audits) live in their apps.
+``compute_gauges`` and the demo call ``nightly_review``; the Celery task (``supervision.gauge.tasks``) runs
+the same steps in the same order, a big night's chunk tasks first (below). The steps themselves (the gauge,
+the tendency tags, the trajectory audits, the safety suggestions) live in their apps.
 
 A big night (the first one, a new engine version) is mostly per-session work that needs no other session:
 a gauge tally, a session's trajectory audits, its safety suggestions. ``settings.NIGHTLY_SESSION_WORK``

@@ -42,8 +42,9 @@ _RETRIES = {
 
 @shared_task(name=TASK_NAME, bind=True, **_RETRIES)
 def nightly_review(self, day: str | None = None) -> dict:
-    """Runs ``supervision.nightly.nightly_review`` for ``day`` (ISO date; default today in ``PORTAL_TIME_ZONE``),
-    unless another run holds the lock, in which case it logs and skips; a big night through chunk tasks."""
+    """Runs the steps of ``settings.NIGHTLY_REVIEW_STEPS`` for ``day`` (ISO date; default today in
+    ``PORTAL_TIME_ZONE``) as ``supervision.nightly.nightly_review`` does, a big night through chunk tasks
+    first; unless another run holds the lock, in which case it logs and skips."""
     target = datetime.date.fromisoformat(day) if day else timezone.localdate()
     token = acquire_token()
     if token is None:
