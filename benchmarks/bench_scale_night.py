@@ -37,6 +37,7 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -301,9 +302,11 @@ class Workers:
             failed = [line for line in worker.log().splitlines() if " ERROR/" in line]
             assert not failed, failed[:3]
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, *exc) -> None:
         for worker in self.started:
             worker.stop()
+        if kind is None:  # the logs are kept only when something went wrong
+            shutil.rmtree(self.logs, ignore_errors=True)
 
 
 def forget_the_night() -> None:
