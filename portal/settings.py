@@ -326,8 +326,26 @@ NIGHTLY_REVIEW_STEPS = (
     "supervision.trajectory.services.trajectory_nightly",
     "supervision.safety.services.safety_nightly",
 )
-# Worker processes the trajectory audit spreads many sessions over (a first night, a new engine version);
-# a night with few changed sessions runs in one process.
+# The per-session parts of the night (``pending`` sessions, the ``prepare`` service doing them for some):
+# a big night is split into chunk tasks of NIGHTLY_CHUNK_SESSIONS sessions that any worker takes, before
+# the steps above run and find them done (supervision/nightly.py). Smaller nights run in the one task.
+NIGHTLY_SESSION_WORK = (
+    ("supervision.gauge.aggregate.tallies_pending", "supervision.gauge.aggregate.tallies_prepare"),
+    ("supervision.trajectory.services.trajectory_pending", "supervision.trajectory.services.trajectory_prepare"),
+    ("supervision.safety.services.safety_pending", "supervision.safety.services.safety_prepare"),
+)
+NIGHTLY_CHUNK_SESSIONS = env_int("NIGHTLY_CHUNK_SESSIONS", 20, minimum=1)
+# A step's part that can start only once the steps before it have run (the tags read the snapshots the
+# gauge step writes): pending and prepare as above, split into chunks of NIGHTLY_CHUNK_TRAINEES trainees.
+NIGHTLY_STEP_PARTS = {
+    "supervision.tags.nightly.tags_nightly": (
+        "supervision.tags.nightly.tags_pending",
+        "supervision.tags.nightly.tags_prepare",
+    ),
+}
+NIGHTLY_CHUNK_TRAINEES = env_int("NIGHTLY_CHUNK_TRAINEES", 10, minimum=1)
+# Local processes a command (audit_trajectories, compute_gauges) spreads many sessions' trajectory audits
+# over; a Celery task never starts any (the night scales out by chunk tasks over the workers).
 TRAJECTORY_AUDIT_PROCESSES = env_int("TRAJECTORY_AUDIT_PROCESSES", os.cpu_count() or 1, minimum=1)
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=5)

@@ -13,9 +13,11 @@ Which sessions changed: the gauge's revision marks (``gauge_session_revision``, 
 on turns, technique and client-state links and accepted comments, whoever writes). ``AuditedRevision``
 keeps, per session, the revision and engine version its audits were computed from.
 
-Many sessions (a first night, a new engine version) are spread over ``settings.TRAJECTORY_AUDIT_PROCESSES``
-worker processes, each reading, auditing and storing whole batches on a database connection of its own.
-The engine is deterministic, so the rows are the same whatever the number of processes.
+Many sessions audited by a command (``audit_trajectories``, ``compute_gauges``) are spread over
+``settings.TRAJECTORY_AUDIT_PROCESSES`` local processes, each reading, auditing and storing whole batches
+on a database connection of its own. Inside a Celery task there is no such pool: the nightly task splits a
+big night into chunk tasks (``trajectory_prepare``, see ``supervision.nightly``) that any worker takes.
+The engine is deterministic, so the rows are the same whatever the number of processes or workers.
 """
 
 from __future__ import annotations
@@ -347,7 +349,18 @@ def _pool_size(n_sessions: int, processes: int | None) -> int:
         # A Celery prefork child may not start processes of its own: audit here, one core.
         logger.info("trajectory audit: running in one process (this process is a daemon)")
         return 1
+    if _in_worker_task():
+        # A worker's task never starts processes (a solo worker could): the night scales out by chunk
+        # tasks over every worker, on every machine, not by a pool on one of them.
+        return 1
     return wanted
+
+
+def _in_worker_task() -> bool:
+    from celery import current_task
+
+    # the proxy is falsy outside a task
+    return bool(current_task) and not current_task.request.is_eager and not current_task.request.called_directly
 
 
 def _audit_batch(session_ids: list[int], version: str, computed_at: dt.datetime) -> AuditRunSummary:
@@ -434,36 +447,21 @@ def trajectory_nightly(*, day: dt.date, full: bool = False, processes: int | Non
     audit (``sessions_to_audit``), or every session with ``full``.
 
     ``day`` only labels the run; audits are per session, not per day, so the step is safe to run twice.
-    The result counts what was done: ``sessions`` audited (0 on a night where nothing changed), and
-    ``queued``, the sessions handed to the worker's other processes (``_share_with_worker_children``).
+    The result counts what was done: ``sessions`` audited (0 on a night where nothing changed, or where
+    the night's chunk tasks audited them all first).
     """
     ids = list(Session.objects.order_by("id").values_list("id", flat=True)) if full else sessions_to_audit()
-    here, queued = _share_with_worker_children(ids, processes)
-    summary = _audit(here, batch_size=BATCH_SESSIONS, processes=processes)
-    return {"day": day.isoformat(), **summary.as_dict(), "queued": len(queued)}
+    summary = _audit(ids, batch_size=BATCH_SESSIONS, processes=processes)
+    # "queued" stays in the result's shape; it is 0 since the Celery night audits a big night in chunk
+    # tasks of its own (``trajectory_prepare``) before this step, rather than this step queueing parts.
+    return {"day": day.isoformat(), **summary.as_dict(), "queued": 0}
 
 
-def _share_with_worker_children(ids: list[int], processes: int | None) -> tuple[list[int], list[int]]:
-    """(audited here, queued). The scheduled night runs in a Celery prefork child, a daemon, which may not
-    start processes of its own: there the sessions of a big night are shared with the worker's other
-    children instead, all but a first part queued as ``supervision.audit_sessions`` tasks, so every core
-    audits. A queued part is recorded in ``AuditedRevision`` when done; one that is lost is simply audited
-    again the next night. Elsewhere (``compute_gauges``, a solo worker) the process pool does it."""
-    wanted = settings.TRAJECTORY_AUDIT_PROCESSES if processes is None else processes
-    if wanted <= 1 or len(ids) < POOL_MIN_SESSIONS or not multiprocessing.current_process().daemon:
-        return ids, []
-    from portal.queue import enqueue
-    from supervision.trajectory.tasks import audit_sessions  # the task module imports this one
+def trajectory_pending(*, day: dt.date) -> list[int]:
+    """The nightly chunks' part (``settings.NIGHTLY_SESSION_WORK``): the sessions this step would audit."""
+    return sessions_to_audit()
 
-    # Several parts per child, so the children finish at about the same time.
-    size = math.ceil(len(ids) / (wanted * 4))
-    parts = [ids[start : start + size] for start in range(0, len(ids), size)]
-    for part in parts[1:]:
-        enqueue(audit_sessions, part, in_process_if_down=True)
-    logger.info(
-        "trajectory audit: %d sessions here, %d queued in %d parts",
-        len(parts[0]),
-        len(ids) - len(parts[0]),
-        len(parts) - 1,
-    )
-    return parts[0], [session_id for part in parts[1:] for session_id in part]
+
+def trajectory_prepare(*, day: dt.date, ids: list[int]) -> dict[str, int]:
+    """Audits the sessions ``ids`` in this process (a chunk task of the night: the workers are the processes)."""
+    return trajectory_audit_sessions(session_ids=ids, processes=1).as_dict()
