@@ -5,7 +5,8 @@
 
 (a) Quality over the repository's training sessions (data/suggester/): each group of held-out sessions is
     suggested by a model trained — thresholds included, by its own inner cross-validation — on every other
-    session and on the audit's labelled windows (never scored). ``--folds 0`` leaves one session out at a time.
+    session and on the audit's labelled windows and the sessions added for the safety states (SGS_*; both
+    trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
 (b) The shipped model on benchmarks/trajectory/blind-1.jsonl, which no model was trained on: counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
@@ -33,13 +34,21 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 def quality(folds: int) -> None:
     from supervision.suggesting.engine.corpus import read_folder, read_jsonl_file
     from supervision.suggesting.engine.evaluation import false_alarms, figures, held_out_suggestions, session_folds
-    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET, TRAJECTORY_WINDOWS, WINDOW_FILES
+    from supervision.suggesting.training_data import (
+        EXTRA_SESSIONS,
+        REPOSITORY_TRAINING_SET,
+        TRAJECTORY_WINDOWS,
+        WINDOW_FILES,
+        evaluated_sessions,
+    )
     from taxonomy import catalogue
 
-    sessions = read_folder(REPOSITORY_TRAINING_SET)
+    everything = read_folder(REPOSITORY_TRAINING_SET)
+    sessions = evaluated_sessions(everything)
+    added = [t for t in everything if t.session.startswith(EXTRA_SESSIONS)]
     windows = [
         t for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern)) for t in read_jsonl_file(p)
-    ]
+    ] + added
     names = sorted({t.session for t in sessions})
     groups = [{name} for name in names] if folds == 0 else session_folds(sessions, folds)
     codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
@@ -50,7 +59,11 @@ def quality(folds: int) -> None:
     result = figures(sessions, predicted, rater="cv")
     alarms = false_alarms(sessions, predicted, catalogue.SAFETY_CRITICAL_STATES)
     how = "leave-one-session-out" if folds == 0 else f"{len(groups)} folds of whole sessions"
-    print(f"(a) {len(names)} sessions, {len(sessions):,} turns, {how} ({time.perf_counter() - started:.0f} s)")
+    print(
+        f"(a) {len(names)} sessions, {len(sessions):,} turns, {how} ({time.perf_counter() - started:.0f} s); "
+        f"trained on as well, never scored: the audit's windows and the {len({t.session for t in added})} sessions "
+        f"added for the safety states ({', '.join(EXTRA_SESSIONS)}*)"
+    )
     _print_figures(result)
     print(
         f"    safety false alarms: {alarms['false_alarms']} over {alarms['client_turns']} client turns = "

@@ -63,7 +63,12 @@ def window_labeller():
         return None
 
     def labeller(turns: list[dict]) -> list[list[str]]:
-        inputs = [TurnInput(t.get("text") or "", t.get("stage") or "", t.get("nonverbal") or ()) for t in turns]
+        # ``previous``: the turn before in the window (the safety scorer reads the counselor's question)
+        texts = [t.get("text") or "" for t in turns]
+        inputs = [
+            TurnInput(text, t.get("stage") or "", t.get("nonverbal") or (), texts[i - 1] if i else "")
+            for i, (t, text) in enumerate(zip(turns, texts, strict=True))
+        ]
         return [labels for labels, _scores in model.predict(inputs, [t.get("speaker") for t in turns])]
 
     return labeller
