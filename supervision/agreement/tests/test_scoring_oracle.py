@@ -57,10 +57,10 @@ def _golden(rng: random.Random, turns: int) -> tuple[Ratings, dict, dict, dict]:
     return reference, names, order, pools
 
 
-def _rater(rng: random.Random, reference: Ratings, pools: dict) -> Ratings:
-    """A rater that agrees with the reference at a rate of its own, skips some turns per axis, and may
-    use labels the reference never used."""
-    agree, skip = rng.choice([0.0, 0.5, 0.8, 0.95, 1.0]), rng.choice([0.0, 0.0, 0.1, 0.5])
+def _rater(rng: random.Random, reference: Ratings, pools: dict, *, skips: bool = True) -> Ratings:
+    """A rater that agrees with the reference at a rate of its own, skips some turns per axis (unless
+    ``skips`` is false), and may use labels the reference never used."""
+    agree, skip = rng.choice([0.0, 0.5, 0.8, 0.95, 1.0]), rng.choice([0.0, 0.0, 0.1, 0.5]) if skips else 0.0
     extra = {
         axis: pools[axis] + rng.sample(TECHNIQUES if axis == "techniques" else STATES, 2) for axis in MULTI_LABEL_AXES
     }
@@ -124,6 +124,19 @@ def test_alpha_equals_the_krippendorff_packages(seed, rounding):
     # 2–6 sources, each skipping turns of its own: units rated by 2 (left out), 3, 4, 5 sources, so the
     # coincidences are divided by 2, 3 and 4 (sums that round differently in another order).
     sources = [reference] + [_rater(rng, reference, pools) for _ in range(rng.randint(1, 5))]
+    for axis in AXES:
+        expected = oracle_scoring.krippendorff_alpha(sources, axis)
+        _same(scoring.krippendorff_alpha(sources, axis), expected, f"alpha.{axis}")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("raters", [2, 4])
+def test_alpha_equals_the_packages_when_every_source_rates_every_turn(seed, raters, rounding):
+    """Three (or five) sources on every turn divide every coincidence by a power of two (2, 4): the sums are
+    exact and scoring counts them in integers; the package adds them one by one."""
+    rng = random.Random(2000 + seed)
+    reference, _names, _order, pools = _golden(rng, 900)
+    sources = [reference] + [_rater(rng, reference, pools, skips=False) for _ in range(raters)]
     for axis in AXES:
         expected = oracle_scoring.krippendorff_alpha(sources, axis)
         _same(scoring.krippendorff_alpha(sources, axis), expected, f"alpha.{axis}")
