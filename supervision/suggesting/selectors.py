@@ -23,7 +23,7 @@ from .models import SuggestionDismissal
 class TurnSuggestion:
     run: AnnotationRun
     labels: list[str]  # open: suggested, not golden, not dismissed (model order)
-    scores: dict[str, float]  # every probability the model gave (suggested and runners-up)
+    scores: dict[str, float]  # the probability of each label the model suggested
     suggested: list[str] = field(default_factory=list)  # all the model suggested
     dismissed: list[str] = field(default_factory=list)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -115,52 +116,113 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
     return {"model_version": model.version, "sessions": len(set(session_ids)), "turns": written}
 
 
+def _listed(labels: list[str], scores: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The probabilities of the suggested labels (``predict`` lists them first, in the labels' order)."""
+    head = scores[: len(labels)]
+    if len(head) == len(labels) and all(code == label for (code, _), label in zip(head, labels, strict=True)):
+        return head
+    wanted = set(labels)
+    return [(code, p) for code, p in scores if code in wanted]
+
+
+def _predict(model: SuggesterModel, turns) -> list:
+    inputs = [TurnInput(t.text, t.stage, t.nonverbal or ()) for _, t in turns]
+    return model.predict(inputs, [t.speaker for _, t in turns])
+
+
+class _Predicting:
+    """The model on one chunk in a thread of its own; ``result`` waits for it (and raises what it raised)."""
+
+    def __init__(self, model: SuggesterModel, turns) -> None:
+        self.turns = turns
+        self._result: list | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(model,), name="suggester", daemon=True)
+        self._thread.start()
+
+    def _run(self, model: SuggesterModel) -> None:
+        try:
+            self._result = _predict(model, self.turns)
+        except BaseException as exc:  # handed to the caller's thread by ``result``
+            self._error = exc
+
+    def result(self) -> list:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
 class SuggestionWriter:
     """Writes the suggestions of turns as they are stored, into the run of the model version, inside the
     caller's transaction. The import feeds it chunk by chunk with the records it has in memory (nothing is
-    read back); ``replaced`` names turns that may hold an older suggestion of this version (a re-import)."""
+    read back); ``replaced`` names turns that may hold an older suggestion of this version (a re-import).
+
+    With ``overlap`` (the import) the model runs on a chunk in a background thread while the caller goes on
+    writing that chunk's turns, links and comments and reading the next chunk: the model is NumPy on whole
+    arrays, which runs without the GIL, and the caller mostly waits on PostgreSQL, so the two share the time
+    instead of adding up. The chunk's rows are written on the caller's connection (its transaction) at the
+    next ``write`` or at ``finish``, so every turn has its suggestion when the import commits. Only the
+    model's arithmetic leaves the thread that owns the connection."""
 
     COLUMNS = "run_id, turn_id, techniques, client_states, dialog_act_rated, scores"
 
-    def __init__(self, model: SuggesterModel) -> None:
+    def __init__(self, model: SuggesterModel, *, overlap: bool = False) -> None:
         self.model = model
         self.run = suggestion_run(model)
+        self.overlap = overlap
         self._labels_json: dict[tuple, str] = {}
+        self._pending: _Predicting | None = None
 
     @classmethod
     def for_import(cls) -> SuggestionWriter | None:
         model = current_model()
-        return cls(model) if model is not None else None
+        return cls(model, overlap=True) if model is not None else None
 
     def write(self, turns: Sequence[tuple[int, object]], *, replaced: Sequence[int] = ()) -> int:
         """``turns``: (turn id, an object with ``speaker``, ``stage``, ``text``, ``nonverbal``)."""
+        self._store_pending()
         if replaced:
             RunTurn.objects.filter(run=self.run, turn_id__in=list(replaced)).delete()
         turns = [(turn_id, turn) for turn_id, turn in turns if turn.speaker in AXIS_OF_SPEAKER]
         if not turns:
             return 0
-        inputs = [TurnInput(t.text, t.stage, t.nonverbal or ()) for _, t in turns]
-        predictions = self.model.predict(inputs, [t.speaker for _, t in turns])
+        if self.overlap:
+            self._pending = _Predicting(self.model, turns)
+        else:
+            self._store(turns, _predict(self.model, turns))
+        return len(turns)
+
+    def finish(self) -> None:
+        self._store_pending()
+        run_sessions_forget(self.run)
+        transaction.on_commit(lambda: run_sessions_forget(self.run))
+
+    def _store_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._store(pending.turns, pending.result())
+
+    def _store(self, turns, predictions) -> None:
         if connection.vendor == "postgresql":
             self._copy(turns, predictions)
         else:
             self._bulk_create(turns, predictions)
-        return len(turns)
-
-    def finish(self) -> None:
-        run_sessions_forget(self.run)
-        transaction.on_commit(lambda: run_sessions_forget(self.run))
 
     def _copy(self, turns, predictions) -> None:
         """Text COPY of rows whose JSON is written here: the codes are plain identifiers and the numbers
         floats, so nothing needs escaping, and there is no ``json.dumps`` per value (it was a fifth of the
-        cost)."""
+        cost). ``scores`` keeps the probabilities of the labels suggested, which the pages show (``NULL``
+        when none is); the runners-up the model also gives (``suggest_labels --input`` prints them) are not
+        stored: nothing reads them, and they were three quarters of the jsonb the server parsed."""
         run_id, labels_json, lines = self.run.pk, self._labels_json, []
         for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True):
             listed = labels_json.get(tuple(labels))
             if listed is None:
                 listed = labels_json[tuple(labels)] = json.dumps(labels)
-            shown = "{" + ", ".join(f'"{code}": {p!r}' for code, p in scores) + "}"
+            shown = (
+                "{" + ", ".join(f'"{code}": {p!r}' for code, p in _listed(labels, scores)) + "}" if labels else "\\N"
+            )
             if turn.speaker == "counselor":
                 lines.append(f"{run_id}\t{turn_id}\t{listed}\t\\N\tf\t{shown}\n")
             else:
@@ -179,7 +241,7 @@ class SuggestionWriter:
                     turn_id=turn_id,
                     techniques=labels if turn.speaker == "counselor" else None,
                     client_states=labels if turn.speaker == "client" else None,
-                    scores=dict(scores),
+                    scores=dict(_listed(labels, scores)) or None,
                 )
                 for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True)
             ],
