@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from .chosen import chosen_labels
 from .engine.features import TurnInput
 from .engine.model import ModelRefused, SuggesterModel, load_model
 
@@ -57,13 +58,32 @@ def forget_loaded_models() -> None:
 
 def window_labeller():
     """For the trajectory audit of windows nobody labelled: §2 turn dicts → one list of suggested codes per
-    turn (``None`` without a usable model: the audit then reads the text alone)."""
+    turn (``None`` without a usable model: the audit then reads the text alone). A turn that comes back in
+    several windows (windows cut with an overlap) is suggested once: the answer depends only on its speaker,
+    stage, text and cues."""
     model = current_model()
     if model is None:
         return None
 
     def labeller(turns: list[dict]) -> list[list[str]]:
-        inputs = [TurnInput(t.get("text") or "", t.get("stage") or "", t.get("nonverbal") or ()) for t in turns]
-        return [labels for labels, _scores in model.predict(inputs, [t.get("speaker") for t in turns])]
+        slot: dict[tuple, int] = {}
+        where = []
+        inputs, speakers = [], []
+        for t in turns:
+            text, stage, nonverbal, speaker = (
+                t.get("text") or "",
+                t.get("stage") or "",
+                t.get("nonverbal"),
+                t.get("speaker"),
+            )
+            key = (speaker, stage, text, tuple(nonverbal) if nonverbal else ())
+            at = slot.get(key)
+            if at is None:
+                at = slot[key] = len(inputs)
+                inputs.append(TurnInput(text, stage, nonverbal or ()))
+                speakers.append(speaker)
+            where.append(at)
+        found = chosen_labels(model, inputs, speakers, probabilities=False)
+        return [list(found[at][0]) for at in where]
 
     return labeller

@@ -24,6 +24,7 @@ from supervision.roles import supervises
 from supervision.services import ServiceError
 
 from . import selectors
+from .chosen import chosen_labels
 from .engine.features import TurnInput
 from .engine.model import AXIS_OF_SPEAKER, SuggesterModel
 from .loading import current_model, model_path
@@ -116,18 +117,10 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
     return {"model_version": model.version, "sessions": len(set(session_ids)), "turns": written}
 
 
-def _listed(labels: list[str], scores: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """The probabilities of the suggested labels (``predict`` lists them first, in the labels' order)."""
-    head = scores[: len(labels)]
-    if len(head) == len(labels) and all(code == label for (code, _), label in zip(head, labels, strict=True)):
-        return head
-    wanted = set(labels)
-    return [(code, p) for code, p in scores if code in wanted]
-
-
 def _predict(model: SuggesterModel, turns) -> list:
+    """(labels, [(label, probability), …] of those labels) per turn: what the run stores."""
     inputs = [TurnInput(t.text, t.stage, t.nonverbal or ()) for _, t in turns]
-    return model.predict(inputs, [t.speaker for _, t in turns])
+    return chosen_labels(model, inputs, [t.speaker for _, t in turns])
 
 
 class _Predicting:
@@ -213,16 +206,15 @@ class SuggestionWriter:
         """Text COPY of rows whose JSON is written here: the codes are plain identifiers and the numbers
         floats, so nothing needs escaping, and there is no ``json.dumps`` per value (it was a fifth of the
         cost). ``scores`` keeps the probabilities of the labels suggested, which the pages show (``NULL``
-        when none is); the runners-up the model also gives (``suggest_labels --input`` prints them) are not
-        stored: nothing reads them, and they were three quarters of the jsonb the server parsed."""
+        when none is); the runners-up the model also ranks (``suggest_labels --input`` prints them) are not
+        stored: nothing reads them, they were three quarters of the jsonb the server parsed, and ranking them
+        was two thirds of the model's time (``chosen.py``)."""
         run_id, labels_json, lines = self.run.pk, self._labels_json, []
         for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True):
             listed = labels_json.get(tuple(labels))
             if listed is None:
                 listed = labels_json[tuple(labels)] = json.dumps(labels)
-            shown = (
-                "{" + ", ".join(f'"{code}": {p!r}' for code, p in _listed(labels, scores)) + "}" if labels else "\\N"
-            )
+            shown = "{" + ", ".join(f'"{code}": {p!r}' for code, p in scores) + "}" if labels else "\\N"
             if turn.speaker == "counselor":
                 lines.append(f"{run_id}\t{turn_id}\t{listed}\t\\N\tf\t{shown}\n")
             else:
@@ -241,7 +233,7 @@ class SuggestionWriter:
                     turn_id=turn_id,
                     techniques=labels if turn.speaker == "counselor" else None,
                     client_states=labels if turn.speaker == "client" else None,
-                    scores=dict(_listed(labels, scores)) or None,
+                    scores=dict(scores) or None,
                 )
                 for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True)
             ],

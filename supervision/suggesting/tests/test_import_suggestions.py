@@ -171,10 +171,10 @@ def test_chunks_suggested_alongside_the_import_match_the_model_turn_for_turn(cas
 def test_a_model_that_fails_in_its_thread_fails_the_import_and_writes_nothing(cast, tmp_path, monkeypatch):
     monkeypatch.setattr("supervision.importing.services.CHUNK_ROWS", 2)
 
-    def broken(self, turns, speakers):
+    def broken(model, turns, speakers):
         raise RuntimeError("model broke")
 
-    monkeypatch.setattr(type(current_model()), "predict", broken)
+    monkeypatch.setattr("supervision.suggesting.services.chosen_labels", broken)
     with pytest.raises(RuntimeError, match="model broke"):
         call_command(
             "import_transcripts",
