@@ -93,3 +93,40 @@ def test_a_supervisor_accepts_three_and_dismisses_one(
     page.goto(f"{live_server.url}/api/v1/safety-events/")
     page.screenshot(path=str(SHOTS / f"suggester_safety_api_{width}.png"), full_page=True)
     page.context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 900), (390, 844)])
+def test_the_trainee_sees_the_audit_basis_and_no_suggestion(
+    browser, live_server, cast, http_settings, tmp_path, width, height
+):
+    """The trainee's session page says 「AI 추정 라벨 기준」 beside the trajectory, legibly, and shows none of
+    the suggested labels themselves."""
+    import io
+
+    from django.core.management import call_command
+
+    from supervision.importing.tests.sheets import ENGLISH_HEADER, write_csv
+    from supervision.testing import browser_contrast, browser_log_in
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    code = f"BRT{width}"
+    path = write_csv(tmp_path / f"{code}.csv", ENGLISH_HEADER, unlabelled_rows(code))
+    call_command("import_transcripts", str(path), "--trainee", "trainee_a", stdout=io.StringIO())
+    session = Session.objects.get(code=code)
+    trajectory_audit_sessions(session_ids=[session.pk])
+
+    page = browser.new_context(viewport={"width": width, "height": height}, locale="ko-KR").new_page()
+    browser_log_in(page, live_server.url, "trainee_a")
+    page.goto(f"{live_server.url}/feedback/sessions/{session.pk}/")
+    basis = page.locator("#audit-basis")
+    basis.scroll_into_view_if_needed()
+    assert basis.is_visible() and "AI 추정 라벨 기준" in basis.inner_text()
+    assert browser_contrast(basis.locator(".badge")) >= 4.5
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    content = page.content()
+    assert page.locator(".label-suggestions").count() == 0 and "portal-suggester" not in content
+    assert "self_harm_disclosure" not in content and "suicidal_ideation_admit" not in content
+    page.locator("section[aria-labelledby=trajectory-title]").screenshot(
+        path=str(SHOTS / f"suggester_trainee_audit_{width}.png")
+    )
+    page.context.close()
