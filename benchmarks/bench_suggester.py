@@ -13,6 +13,11 @@
     so those turns are not scored).
 (c) ``suggest_labels --input`` on ≥ 25,000 turns, turns/s net of start-up (a one-line run subtracted).
 (d) A fresh csv import with and without the suggester, in the bench database (bar: at most 25 % slower).
+(e) ``audit_trajectories --input`` on ``--windows`` ten-turn windows nobody labelled (the training sessions'
+    turns, labels dropped, every text distinct, so nothing is suggested twice), which the command audits on
+    suggested labels: windows/s net of start-up (a ten-window run subtracted), with the suggester and — its
+    model path pointed nowhere — without it; with TRAJECTORY_AUDIT_PROCESSES as set (default: the cores) and
+    in one process (bar: ≥ 2,000 windows/s).
 """
 
 from __future__ import annotations
@@ -188,12 +193,82 @@ def import_slowdown(turns: int) -> None:
     )
 
 
+def unlabelled_windows(path: Path, count: int) -> None:
+    from supervision.suggesting.engine.corpus import read_folder
+    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET
+
+    source = read_folder(REPOSITORY_TRAINING_SET)
+    with path.open("w", encoding="utf-8") as handle:
+        for w in range(count):
+            turns = []
+            for k in range(10):
+                n = w * 10 + k
+                t = source[n % len(source)]
+                # a pass number after the first pass: no two turns alike, so none is suggested for free
+                text = t.text if n < len(source) else f"{t.text} ({n // len(source)})"
+                letter = "C" if t.speaker == "counselor" else "K"
+                turns.append(
+                    {
+                        "utterance_id": f"AW{w:05d}-{letter}-{k + 1:03d}",
+                        "speaker": t.speaker,
+                        "stage": t.stage,
+                        "seq": k,
+                        "text": text,
+                        "nonverbal": list(t.nonverbal),
+                        "techniques": [],
+                        "client_states": [],
+                    }
+                )
+            handle.write(json.dumps({"window_id": f"AW{w:05d}", "turns": turns}, ensure_ascii=False) + "\n")
+
+
+def audit_command(count: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        full, small = Path(tmp) / "windows.jsonl", Path(tmp) / "ten.jsonl"
+        unlabelled_windows(full, count)
+        small.write_text("".join(full.read_text(encoding="utf-8").splitlines(keepends=True)[:10]), encoding="utf-8")
+
+        def run(path: Path, env: dict) -> float:
+            started = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, str(ROOT / "manage.py"), "audit_trajectories", "--input", str(path)],
+                capture_output=True,
+                check=True,
+                cwd=ROOT,
+                env={**os.environ, **env},
+            )
+            elapsed = time.perf_counter() - started
+            lines = done.stdout.decode().splitlines()
+            expected = count if path == full else 10
+            suggested = env.get("SUGGESTER_MODEL_PATH") is None
+            if len(lines) != expected or any(('"labels": "suggested"' in line) != suggested for line in lines):
+                sys.exit(f"audit_trajectories printed {len(lines)} lines for {expected} windows, or wrong labels")
+            return elapsed
+
+        processes = os.environ.get("TRAJECTORY_AUDIT_PROCESSES", f"{os.cpu_count()} (the cores)")
+        for name, env in (
+            (f"with the suggester, {processes} processes", {}),
+            (f"without it, {processes} processes", {"SUGGESTER_MODEL_PATH": "/nonexistent/suggester.json"}),
+            ("with the suggester, one process", {"TRAJECTORY_AUDIT_PROCESSES": "1"}),
+        ):
+            run(small, env)  # warm-up
+            startup = min(run(small, env) for _ in range(2))
+            whole = min(run(full, env) for _ in range(2))
+            print(
+                f"(e) audit_trajectories --input, {count:,} unlabelled windows, {name}: {whole:.2f} s, start-up "
+                f"{startup:.2f} s → {count / (whole - startup):,.0f} windows/s net of start-up (bar ≥ 2,000; best "
+                f"of 2, load {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=5, help="0 = leave one session out")
     parser.add_argument("--turns", type=int, default=25_000)
     parser.add_argument("--import-turns", type=int, default=20_000)
-    parser.add_argument("--skip", default="", help="comma-separated parts to skip: a,b,c,d")
+    parser.add_argument("--windows", type=int, default=6_000)
+    parser.add_argument("--skip", default="", help="comma-separated parts to skip: a,b,c,d,e")
     args = parser.parse_args()
     skip = set(args.skip.split(","))
     if "d" not in skip:
@@ -202,6 +277,8 @@ def main() -> None:
         import django
 
         django.setup()
+    if "e" not in skip:
+        audit_command(args.windows)
     if "c" not in skip:
         throughput(args.turns)
     if "b" not in skip:

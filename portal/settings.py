@@ -351,6 +351,9 @@ TRAJECTORY_AUDIT_PROCESSES = env_int("TRAJECTORY_AUDIT_PROCESSES", os.cpu_count(
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=5)
 # First wait before the nightly task retries after a lost database connection (doubling, up to 30 min).
 NIGHTLY_RETRY_BACKOFF_SECONDS = env_int("NIGHTLY_RETRY_BACKOFF_SECONDS", 30, minimum=1)
+# The label suggester's model file (CONTRACT §9); empty: the one shipped in the repository. A path that
+# does not exist turns suggestions off (the benchmarks time the portal with and without them so).
+SUGGESTER_MODEL_PATH = env_str("SUGGESTER_MODEL_PATH")
 
 LOGGING = {
     "version": 1,

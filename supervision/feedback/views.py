@@ -64,6 +64,7 @@ def session_detail(request, session_id: int):
         "stages": [turn.stage_id for turn in turns],
         "audits": audits,
         "audit_pending": selectors.audit_pending(session),
+        "audit_labels": selectors.audit_labels(session) if audits else None,
         "merged_trace": charts.merged_trace(audits),
         "audits_marked": any(audit.get("label") == "harmful" for audit in audits),
         "safety_marks": selectors.safety_marks_for(request.user, session),

@@ -46,7 +46,7 @@ from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.trajectory.engine.audit import audit_sessions
 from supervision.trajectory.engine.extractor import ClinicalState
 from supervision.trajectory.engine.resources import engine_version, load_resources
-from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, TrajectoryAudit
+from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, AuditLabels, TrajectoryAudit
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +110,7 @@ class BatchRows:
     rows: list[tuple]
     kept: dict[int, int]
     turns: int
+    suggested: frozenset[int] = frozenset()  # sessions audited on the suggester's labels (CONTRACT §9)
 
 
 def window_bounds(n_turns: int, size: int = WINDOW_TURNS, stride: int = WINDOW_STRIDE) -> list[tuple[int, int]]:
@@ -176,9 +177,46 @@ def _nonverbal_cues(as_json: str | None, empty: list[str]) -> list:
     return json.loads(as_json) or empty
 
 
-def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, computed_at: dt.datetime) -> BatchRows:
+def with_suggested_labels(
+    sessions: list[tuple[int, list[TurnRow]]],
+) -> tuple[list[tuple[int, list[TurnRow]]], frozenset[int]]:
+    """CONTRACT §9: a session none of whose turns carries a technique or client state is audited on the
+    label suggester's labels less what supervisors dismissed (``effective_labels``), when it has any; the
+    sessions so labelled are returned beside. Labelled sessions cost nothing here (no query)."""
+    bare = {session_id for session_id, rows in sessions if rows and not any(row[5] or row[6] for row in rows)}
+    if not bare:
+        return sessions, frozenset()
+    # Imported here: the suggester's model (NumPy, SciPy) is loaded only when a session needs it.
+    from supervision.suggesting.selectors import effective_labels
+
+    labels = effective_labels(bare, by_utterance=True)
+    if not labels:
+        return sessions, frozenset()
+    out, suggested, empty = [], set(), []
+    for session_id, rows in sessions:
+        if session_id in bare and any(row[1] in labels for row in rows):
+            rows = [
+                (seq, uid, speaker, text, nonverbal, *_on_axis(speaker, labels.get(uid, empty), empty))
+                for seq, uid, speaker, text, nonverbal, _techniques, _states in rows
+            ]
+            suggested.add(session_id)
+        out.append((session_id, rows))
+    return out, frozenset(suggested)
+
+
+def _on_axis(speaker: str, codes: list[str], empty: list[str]) -> tuple[list[str], list[str]]:
+    return (codes, empty) if speaker == "counselor" else (empty, codes)
+
+
+def audit_rows(
+    sessions: Sequence[tuple[int, Sequence[TurnRow]]],
+    version: str,
+    computed_at: dt.datetime,
+    *,
+    suggested: frozenset[int] = frozenset(),
+) -> BatchRows:
     """The engine over every window of the given sessions, as rows for COPY. Pure: no database, so it runs
-    the same in this process or a worker."""
+    the same in this process or a worker. ``suggested``: the sessions whose labels are the suggester's."""
     kept: dict[int, int] = {}
     n_turns = 0
     work: list[tuple[Sequence[TurnRow], list[tuple[int, int]]]] = []
@@ -207,7 +245,7 @@ def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, 
         for (session_id, rows), (_rows, bounds), results in zip(sessions, work, audits, strict=True)
         for index, ((start, end), result) in enumerate(zip(bounds, results, strict=True))
     ]
-    return BatchRows(out, kept, n_turns)
+    return BatchRows(out, kept, n_turns, suggested)
 
 
 class _StatesJson:
@@ -289,13 +327,19 @@ def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRu
         )
         removed = cursor.rowcount
         cursor.execute(
-            f"INSERT INTO {AuditedRevision._meta.db_table} (session_id, revision, engine_version) "
-            "SELECT k.sid, k.revision, %s FROM unnest(%s::bigint[], %s::bigint[]) AS k(sid, revision) "
+            f"INSERT INTO {AuditedRevision._meta.db_table} (session_id, revision, engine_version, labels) "
+            "SELECT k.sid, k.revision, %s, k.labels "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::varchar[]) AS k(sid, revision, labels) "
             "JOIN sessions s ON s.id = k.sid "
-            "ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, engine_version = EXCLUDED.engine_version",
-            [version, session_ids, [revisions[s] for s in session_ids]],
+            "ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, "
+            "engine_version = EXCLUDED.engine_version, labels = EXCLUDED.labels",
+            [version, session_ids, [revisions[s] for s in session_ids], [_labels_of(batch, s) for s in session_ids]],
         )
     return AuditRunSummary(sessions=len(session_ids), windows=len(batch.rows), turns=batch.turns, removed=removed)
+
+
+def _labels_of(batch: BatchRows, session_id: int) -> str:
+    return AuditLabels.SUGGESTED if session_id in batch.suggested else AuditLabels.GIVEN
 
 
 def _store_portably(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:
@@ -316,10 +360,15 @@ def _store_portably(batch: BatchRows, revisions: dict[int, int], version: str) -
             stale |= models.Q(session_id=session_id, window_index__gte=count)
         removed, _ = TrajectoryAudit.objects.filter(stale).delete()
         AuditedRevision.objects.bulk_create(
-            [AuditedRevision(session_id=s, revision=revisions[s], engine_version=version) for s in batch.kept],
+            [
+                AuditedRevision(
+                    session_id=s, revision=revisions[s], engine_version=version, labels=_labels_of(batch, s)
+                )
+                for s in batch.kept
+            ],
             update_conflicts=True,
             unique_fields=["session"],
-            update_fields=["revision", "engine_version"],
+            update_fields=["revision", "engine_version", "labels"],
         )
     return AuditRunSummary(sessions=len(batch.kept), windows=len(rows), turns=batch.turns, removed=removed)
 
@@ -366,7 +415,8 @@ def _in_worker_task() -> bool:
 def _audit_batch(session_ids: list[int], version: str, computed_at: dt.datetime) -> AuditRunSummary:
     """Read, audit and store one batch of sessions (the write is one transaction)."""
     revisions, sessions = _read_batch(session_ids)
-    return _store(audit_rows(sessions, version, computed_at), revisions, version)
+    sessions, suggested = with_suggested_labels(sessions)
+    return _store(audit_rows(sessions, version, computed_at, suggested=suggested), revisions, version)
 
 
 def _audit(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRunSummary:
