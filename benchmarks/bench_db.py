@@ -34,3 +34,8 @@ def queue_follow_up_jobs_without_running_them() -> None:
     app.conf.task_always_eager = False
     app.conf.broker_url = "memory://"
     app.conf.result_backend = None
+    # portal.queue pings the broker's Redis before publishing; with the broker in memory there is none to
+    # ping (REDIS_URL set for the cache made it try redis.from_url("memory://")), so publish directly.
+    from django.conf import settings
+
+    settings.REDIS_URL = ""

@@ -8,19 +8,25 @@ In its own database (DATABASE_URL, which the Makefile sets from BENCH_DATABASE_U
 rebuilt on every run: 1,000 sessions of 500 turns (500,000) with realistic rows — synthetic Korean text of
 about 60 characters (fragments of the hand-written window files in benchmarks/trajectory/), 0.75 technique
 links and 0.35 client-state links per turn, an accepted cross-category critique on one counselor turn in 100
-— loaded with COPY. Then, each step of ``settings.NIGHTLY_REVIEW_STEPS`` called one by one and timed:
+— loaded with COPY. Then, against the baseline, one hand-written GROUP BY over the turns (technique labels
+per trainee and category, median of --repeat, measured in the same run):
 
-1. the first night (nothing derived yet: every session gauged, tagged and audited);
-2. a night with nothing changed;
+1. the first night (nothing derived yet: every session gauged, tagged, audited, its safety suggestions made)
+   through real Celery workers on REDIS_URL, the way production runs it: ``supervision.nightly_review`` sent
+   by name and waited for, split into chunk tasks (supervision/nightly.py). Once with one worker process,
+   then, every derived row deleted, with two (two solo workers, as on two machines); both side by side with
+   the ratio. Aims (issue 35): two workers ≤ 0.6× one; the first night ≤ 150× the GROUP BY.
+2. a night with nothing changed, each step of ``settings.NIGHTLY_REVIEW_STEPS`` called here and timed;
 3. an ordinary night after 2 % of the sessions were re-imported with other labels (their technique and
-   client-state links replaced, one text changed per session);
+   client-state links replaced, one text changed per session). As after a real import, their audits are
+   queued for a worker that is running (production's worker does them long before 03:00), and the queue is
+   drained before the night is timed, step by step here. Aim: ≤ 3× the GROUP BY.
 
-against the baseline, one hand-written GROUP BY over the turns (technique labels per trainee and category,
-median of --repeat, measured in the same run). Aims (DESIGN.md, issue 19): ordinary night ≤ 3×, first night
-≤ 60×. Then where the trajectory step's time goes (reading, engine, storing; one process, 125 sessions) and
-the first night's floor with an engine of zero cost. Last, ``manage.py audit_trajectories --input`` on
---windows ten-turn windows cut from the stored sessions, net of start-up (the same command on 10 windows):
-aim ≥ 2,000 windows/s.
+Then where the trajectory audit's time goes (reading, engine, storing; one process, 125 sessions). Last,
+``manage.py audit_trajectories --input`` on --windows ten-turn windows cut from the stored sessions, net of
+start-up (the same command on 10 windows): aim ≥ 2,000 windows/s.
+
+Needs REDIS_URL (the workers' broker; use a Redis database of the bench's own: the queue is purged).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -160,7 +167,7 @@ def link_labels(cur, where: str, shift: int = 0, ids: list[int] | None = None) -
     )  # fmt: skip
 
 
-def reimport(fraction: float) -> int:
+def reimport(fraction: float) -> list[int]:
     """What re-importing a fraction of the sessions with other labels does to the rows: their technique and
     client-state links replaced, one client text changed."""
     from django.db import connection, transaction
@@ -178,7 +185,7 @@ def reimport(fraction: float) -> int:
             f"UPDATE turns t SET text = '요즘은 다 소용없다는 생각만 들어요. 제가 뭘 해도 달라지지 않아요.' WHERE t.seq = 3 {where}",
             {"ids": ids},
         )
-    return len(ids)
+    return ids
 
 
 def main() -> None:
@@ -193,15 +200,16 @@ def main() -> None:
     url = os.environ.get("DATABASE_URL") or os.environ.get("BENCH_DATABASE_URL") or ""
     if not url or urlsplit(url).path.lstrip("/").startswith("test_"):
         sys.exit(f"set DATABASE_URL (or BENCH_DATABASE_URL) to a bench database, not {url!r}")
+    if not os.environ.get("REDIS_URL"):
+        sys.exit("set REDIS_URL: the nights run through real Celery workers (a Redis database of the bench's own)")
     os.environ["DATABASE_URL"] = url
-    from benchmarks.bench_db import queue_follow_up_jobs_without_running_them, use_bench_database
+    from benchmarks.bench_db import use_bench_database
 
     use_bench_database()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
     import django
 
     django.setup()
-    queue_follow_up_jobs_without_running_them()
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connection, transaction
@@ -225,10 +233,17 @@ def main() -> None:
             cur.fetchall()
         return time.perf_counter() - start
 
-    base = statistics.median(baseline() for _ in range(args.repeat))
-    print(f"baseline: one GROUP BY over the turns (technique labels per trainee and category): {base:.3f} s\n")
+    def measured_baseline(when: str) -> float:
+        # measured again right before each night: on a machine shared with other jobs the load moves, and
+        # a ratio to a GROUP BY timed minutes earlier would measure the load as much as the night
+        base = statistics.median(baseline() for _ in range(args.repeat))
+        print(f"baseline {when}: one GROUP BY over the turns (technique labels per trainee and category): {base:.3f} s")
+        return base
+
+    measured_baseline("after the build")
 
     def night(name: str, day: datetime.date, aim: float | None) -> dict[str, float]:
+        base = measured_baseline("before this night")
         total = 0.0
         spent_by_step = {}
         print(f"== {name} ({day})")
@@ -245,20 +260,123 @@ def main() -> None:
         print(f"  {'whole night':<24} {total:8.2f} s = {total / base:7.1f}x GROUP BY{verdict}\n", flush=True)
         return spent_by_step
 
-    first = night("first night: nothing derived yet", DAY, 60)
+    first_nights(args, measured_baseline)
     night("a night with nothing changed", DAY + datetime.timedelta(days=1), 3)
-    changed = reimport(args.changed)
-    print(f"re-imported {changed} sessions ({args.changed:.0%}) with other labels")
-    night("ordinary night", DAY + datetime.timedelta(days=2), 3)
-    trajectory_anatomy(args, base, first)
+    with Workers(1) as workers:
+        changed, drained = reimport_and_drain(args.changed)
+        print(
+            f"re-imported {len(changed)} sessions ({args.changed:.0%}) with other labels; their audits, queued as an "
+            f"import queues them, done by the running worker before the night ({drained:.2f} s, not counted)"
+        )
+        night("ordinary night (a worker running, its queue drained)", DAY + datetime.timedelta(days=2), 3)
+        workers.check()
+    trajectory_anatomy(args)
     audit_command(args)
 
 
-def trajectory_anatomy(args, base: float, first_night: dict[str, float]) -> None:
+class Workers:
+    """``count`` solo Celery workers (``celery -A portal worker``, as on as many machines) on REDIS_URL against
+    the bench database, started before any timing (each is up once it logs "ready.")."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.started: list = []
+        self.logs = Path(tempfile.mkdtemp(prefix="bench-night-workers-"))
+
+    def __enter__(self) -> Workers:
+        from portal.celery import app
+        from portal.testing import Worker
+
+        app.control.purge()
+        env = {**os.environ, "DJANGO_CONN_MAX_AGE": "0"}
+        for n in range(self.count):
+            self.started.append(Worker(env=env).start(self.logs / f"worker-{n}.log"))
+        return self
+
+    def chunks_by_worker(self) -> list[int]:
+        pattern = r"Task supervision\.nightly_chunk\[[^\]]+\] succeeded"
+        return [len(re.findall(pattern, worker.log())) for worker in self.started]
+
+    def check(self) -> None:
+        for worker in self.started:
+            failed = [line for line in worker.log().splitlines() if " ERROR/" in line]
+            assert not failed, failed[:3]
+
+    def __exit__(self, kind, *exc) -> None:
+        for worker in self.started:
+            worker.stop()
+        if kind is None:  # the logs are kept only when something went wrong
+            shutil.rmtree(self.logs, ignore_errors=True)
+
+
+def forget_the_night() -> None:
+    """Every row a night derives, gone: the next night is a first night again."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(
+            "TRUNCATE gauge_snapshot, gauge_session_tally, gauge_dismissed_suggestion, trainee_tag, "
+            "trajectory_audit, trajectory_audited_revision, safety_suggested_revision, tags_fed_session CASCADE"
+        )
+        cur.execute("DELETE FROM supervisor_comment WHERE is_suggestion")
+        cur.execute("VACUUM ANALYZE")
+
+
+def first_nights(args, measured_baseline) -> None:
+    """The first night through one worker, then through two; both from nothing derived, each against the
+    GROUP BY measured right before it (the workers started and idle)."""
+    from portal.celery import app
+    from supervision.gauge.tasks import TASK_NAME
+
+    runs = []
+    for count in (1, 2):
+        forget_the_night()
+        with Workers(count) as workers:
+            base = measured_baseline(f"before the first night through {count} worker(s)")
+            start = time.perf_counter()
+            result = app.send_task(TASK_NAME, kwargs={"day": DAY.isoformat()}).get(timeout=4 * 3600)
+            spent = time.perf_counter() - start
+            workers.check()
+            assert "skipped" not in result, result
+            runs.append((count, spent, result, workers.chunks_by_worker(), base))
+    print(f"== first night: nothing derived yet ({DAY}), through real Celery workers (nightly_review sent, waited for)")
+    for count, spent, _result, chunks, base in runs:
+        print(
+            f"  {count} worker{'s' if count > 1 else ' '}  {spent:8.2f} s = {spent / base:7.1f}x GROUP BY"
+            f"  (aim <= 150x: {'met' if spent / base <= 150 else 'NOT met'});  chunk tasks per worker {chunks}"
+        )
+    (_, one, result, _, _), (_, two, _, _, _) = runs
+    print(f"  two workers / one worker: {two / one:.2f}  (aim <= 0.60: {'met' if two / one <= 0.6 else 'NOT met'})")
+    print(f"  per-session parts done in chunks: {result['chunks']}")
+    for dotted, summary in result["steps"].items():
+        shown = {k: v for k, v in (summary.items() if isinstance(summary, dict) else []) if k != "day"}
+        print(f"  then {dotted.rsplit('.', 1)[-1]:<24} {shown}")
+    print(
+        f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        f"NIGHTLY_CHUNK_SESSIONS={os.environ.get('NIGHTLY_CHUNK_SESSIONS', 'default')}\n",
+        flush=True,
+    )
+
+
+def reimport_and_drain(fraction: float) -> tuple[list[int], float]:
+    """``reimport``, then the audits an import queues for its sessions (``queue_session_audits``), waited
+    for until the worker has done them all."""
+    from supervision.trajectory.services import sessions_to_audit
+    from supervision.trajectory.tasks import queue_session_audits
+
+    ids = reimport(fraction)
+    start = time.perf_counter()
+    queue_session_audits(ids)
+    deadline = time.monotonic() + 600
+    while sessions_to_audit():
+        assert time.monotonic() < deadline, "the worker did not drain the queued audits"
+        time.sleep(0.05)
+    return ids, time.perf_counter() - start
+
+
+def trajectory_anatomy(args) -> None:
     """Where the trajectory step's time goes, in one process on one batch of sessions (best of 3): reading the
-    turns, the engine, storing the rows. Then the first night's floor if the engine cost nothing: the other
-    steps as measured plus reading and storing every session, spread over the step's processes."""
-    from django.conf import settings
+    turns, the engine, storing the rows."""
     from django.utils import timezone
 
     from supervision.models import Session
@@ -287,16 +405,7 @@ def trajectory_anatomy(args, base: float, first_night: dict[str, float]) -> None
     print(f"== the trajectory step in one process, {sample} sessions ({len(batch.rows):,} windows), best of 3")
     for part, spent in best.items():
         print(f"  {part:<8} {spent:6.2f} s  {spent / whole:4.0%}")
-    processes = settings.TRAJECTORY_AUDIT_PROCESSES
-    io_only = (best["read"] + best["store"]) * args.sessions / sample / processes
-    other_steps = sum(spent for dotted, spent in first_night.items() if not dotted.endswith("trajectory_nightly"))
-    floor = other_steps + io_only
-    print(
-        f"  first night with an engine of zero cost: other steps {other_steps:.2f} s + reading and storing "
-        f"{args.sessions:,} sessions over {processes} processes {io_only:.2f} s = {floor:.2f} s = "
-        f"{floor / base:.1f}x GROUP BY (aim <= 60x)\n",
-        flush=True,
-    )
+    print(flush=True)
 
 
 def write_windows(path: Path, count: int) -> int:

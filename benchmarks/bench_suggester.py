@@ -5,13 +5,19 @@
 
 (a) Quality over the repository's training sessions (data/suggester/): each group of held-out sessions is
     suggested by a model trained — thresholds included, by its own inner cross-validation — on every other
-    session and on the audit's labelled windows (never scored). ``--folds 0`` leaves one session out at a time.
+    session and on the audit's labelled windows and the sessions added for the safety states (SGS_*; both
+    trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
 (b) The shipped model on benchmarks/trajectory/blind-1.jsonl, which no model was trained on: counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
     so those turns are not scored).
 (c) ``suggest_labels --input`` on ≥ 25,000 turns, turns/s net of start-up (a one-line run subtracted).
 (d) A fresh csv import with and without the suggester, in the bench database (bar: at most 25 % slower).
+(e) ``audit_trajectories --input`` on ``--windows`` ten-turn windows nobody labelled (the training sessions'
+    turns, labels dropped, every text distinct, so nothing is suggested twice), which the command audits on
+    suggested labels: windows/s net of start-up (a ten-window run subtracted), with the suggester and — its
+    model path pointed nowhere — without it; with TRAJECTORY_AUDIT_PROCESSES as set (default: the cores) and
+    in one process (bar: ≥ 2,000 windows/s).
 """
 
 from __future__ import annotations
@@ -33,13 +39,21 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 def quality(folds: int) -> None:
     from supervision.suggesting.engine.corpus import read_folder, read_jsonl_file
     from supervision.suggesting.engine.evaluation import false_alarms, figures, held_out_suggestions, session_folds
-    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET, TRAJECTORY_WINDOWS, WINDOW_FILES
+    from supervision.suggesting.training_data import (
+        EXTRA_SESSIONS,
+        REPOSITORY_TRAINING_SET,
+        TRAJECTORY_WINDOWS,
+        WINDOW_FILES,
+        evaluated_sessions,
+    )
     from taxonomy import catalogue
 
-    sessions = read_folder(REPOSITORY_TRAINING_SET)
+    everything = read_folder(REPOSITORY_TRAINING_SET)
+    sessions = evaluated_sessions(everything)
+    added = [t for t in everything if t.session.startswith(EXTRA_SESSIONS)]
     windows = [
         t for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern)) for t in read_jsonl_file(p)
-    ]
+    ] + added
     names = sorted({t.session for t in sessions})
     groups = [{name} for name in names] if folds == 0 else session_folds(sessions, folds)
     codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
@@ -50,7 +64,11 @@ def quality(folds: int) -> None:
     result = figures(sessions, predicted, rater="cv")
     alarms = false_alarms(sessions, predicted, catalogue.SAFETY_CRITICAL_STATES)
     how = "leave-one-session-out" if folds == 0 else f"{len(groups)} folds of whole sessions"
-    print(f"(a) {len(names)} sessions, {len(sessions):,} turns, {how} ({time.perf_counter() - started:.0f} s)")
+    print(
+        f"(a) {len(names)} sessions, {len(sessions):,} turns, {how} ({time.perf_counter() - started:.0f} s); "
+        f"trained on as well, never scored: the audit's windows and the {len({t.session for t in added})} sessions "
+        f"added for the safety states ({', '.join(EXTRA_SESSIONS)}*)"
+    )
     _print_figures(result)
     print(
         f"    safety false alarms: {alarms['false_alarms']} over {alarms['client_turns']} client turns = "
@@ -175,12 +193,82 @@ def import_slowdown(turns: int) -> None:
     )
 
 
+def unlabelled_windows(path: Path, count: int) -> None:
+    from supervision.suggesting.engine.corpus import read_folder
+    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET
+
+    source = read_folder(REPOSITORY_TRAINING_SET)
+    with path.open("w", encoding="utf-8") as handle:
+        for w in range(count):
+            turns = []
+            for k in range(10):
+                n = w * 10 + k
+                t = source[n % len(source)]
+                # a pass number after the first pass: no two turns alike, so none is suggested for free
+                text = t.text if n < len(source) else f"{t.text} ({n // len(source)})"
+                letter = "C" if t.speaker == "counselor" else "K"
+                turns.append(
+                    {
+                        "utterance_id": f"AW{w:05d}-{letter}-{k + 1:03d}",
+                        "speaker": t.speaker,
+                        "stage": t.stage,
+                        "seq": k,
+                        "text": text,
+                        "nonverbal": list(t.nonverbal),
+                        "techniques": [],
+                        "client_states": [],
+                    }
+                )
+            handle.write(json.dumps({"window_id": f"AW{w:05d}", "turns": turns}, ensure_ascii=False) + "\n")
+
+
+def audit_command(count: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        full, small = Path(tmp) / "windows.jsonl", Path(tmp) / "ten.jsonl"
+        unlabelled_windows(full, count)
+        small.write_text("".join(full.read_text(encoding="utf-8").splitlines(keepends=True)[:10]), encoding="utf-8")
+
+        def run(path: Path, env: dict) -> float:
+            started = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, str(ROOT / "manage.py"), "audit_trajectories", "--input", str(path)],
+                capture_output=True,
+                check=True,
+                cwd=ROOT,
+                env={**os.environ, **env},
+            )
+            elapsed = time.perf_counter() - started
+            lines = done.stdout.decode().splitlines()
+            expected = count if path == full else 10
+            suggested = env.get("SUGGESTER_MODEL_PATH") is None
+            if len(lines) != expected or any(('"labels": "suggested"' in line) != suggested for line in lines):
+                sys.exit(f"audit_trajectories printed {len(lines)} lines for {expected} windows, or wrong labels")
+            return elapsed
+
+        processes = os.environ.get("TRAJECTORY_AUDIT_PROCESSES", f"{os.cpu_count()} (the cores)")
+        for name, env in (
+            (f"with the suggester, {processes} processes", {}),
+            (f"without it, {processes} processes", {"SUGGESTER_MODEL_PATH": "/nonexistent/suggester.json"}),
+            ("with the suggester, one process", {"TRAJECTORY_AUDIT_PROCESSES": "1"}),
+        ):
+            run(small, env)  # warm-up
+            startup = min(run(small, env) for _ in range(2))
+            whole = min(run(full, env) for _ in range(2))
+            print(
+                f"(e) audit_trajectories --input, {count:,} unlabelled windows, {name}: {whole:.2f} s, start-up "
+                f"{startup:.2f} s → {count / (whole - startup):,.0f} windows/s net of start-up (bar ≥ 2,000; best "
+                f"of 2, load {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=5, help="0 = leave one session out")
     parser.add_argument("--turns", type=int, default=25_000)
     parser.add_argument("--import-turns", type=int, default=20_000)
-    parser.add_argument("--skip", default="", help="comma-separated parts to skip: a,b,c,d")
+    parser.add_argument("--windows", type=int, default=6_000)
+    parser.add_argument("--skip", default="", help="comma-separated parts to skip: a,b,c,d,e")
     args = parser.parse_args()
     skip = set(args.skip.split(","))
     if "d" not in skip:
@@ -189,6 +277,8 @@ def main() -> None:
         import django
 
         django.setup()
+    if "e" not in skip:
+        audit_command(args.windows)
     if "c" not in skip:
         throughput(args.turns)
     if "b" not in skip:

@@ -13,6 +13,7 @@ from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from import_export.formats import base_formats
+from whitenoise.compress import Compressor
 
 from portal.env import env_bool, env_int, env_list, env_str
 
@@ -167,6 +168,10 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+
+# Source maps are fetched only by a developer's tools, never while a user waits; compressing them (brotli at its
+# highest quality) was over half of collectstatic's time, in every deploy and in the suite's production tests.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*Compressor.SKIP_COMPRESS_EXTENSIONS, "map")
 
 # Production sits behind a TLS-terminating proxy that sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -324,13 +329,34 @@ NIGHTLY_REVIEW_STEPS = (
     "supervision.trajectory.services.trajectory_nightly",
     "supervision.safety.services.safety_nightly",
 )
-# Worker processes the trajectory audit spreads many sessions over (a first night, a new engine version);
-# a night with few changed sessions runs in one process.
+# The per-session parts of the night (``pending`` sessions, the ``prepare`` service doing them for some):
+# a big night is split into chunk tasks of NIGHTLY_CHUNK_SESSIONS sessions that any worker takes, before
+# the steps above run and find them done (supervision/nightly.py). Smaller nights run in the one task.
+NIGHTLY_SESSION_WORK = (
+    ("supervision.gauge.aggregate.tallies_pending", "supervision.gauge.aggregate.tallies_prepare"),
+    ("supervision.trajectory.services.trajectory_pending", "supervision.trajectory.services.trajectory_prepare"),
+    ("supervision.safety.services.safety_pending", "supervision.safety.services.safety_prepare"),
+)
+NIGHTLY_CHUNK_SESSIONS = env_int("NIGHTLY_CHUNK_SESSIONS", 20, minimum=1)
+# A step's part that can start only once the steps before it have run (the tags read the snapshots the
+# gauge step writes): pending and prepare as above, split into chunks of NIGHTLY_CHUNK_TRAINEES trainees.
+NIGHTLY_STEP_PARTS = {
+    "supervision.tags.nightly.tags_nightly": (
+        "supervision.tags.nightly.tags_pending",
+        "supervision.tags.nightly.tags_prepare",
+    ),
+}
+NIGHTLY_CHUNK_TRAINEES = env_int("NIGHTLY_CHUNK_TRAINEES", 10, minimum=1)
+# Local processes a command (audit_trajectories, compute_gauges) spreads many sessions' trajectory audits
+# over; a Celery task never starts any (the night scales out by chunk tasks over the workers).
 TRAJECTORY_AUDIT_PROCESSES = env_int("TRAJECTORY_AUDIT_PROCESSES", os.cpu_count() or 1, minimum=1)
 # The overlap lock expires after this long, so a killed worker cannot block later nights.
 NIGHTLY_REVIEW_LOCK_SECONDS = env_int("NIGHTLY_REVIEW_LOCK_SECONDS", 4 * 3600, minimum=5)
 # First wait before the nightly task retries after a lost database connection (doubling, up to 30 min).
 NIGHTLY_RETRY_BACKOFF_SECONDS = env_int("NIGHTLY_RETRY_BACKOFF_SECONDS", 30, minimum=1)
+# The label suggester's model file (CONTRACT §9); empty: the one shipped in the repository. A path that
+# does not exist turns suggestions off (the benchmarks time the portal with and without them so).
+SUGGESTER_MODEL_PATH = env_str("SUGGESTER_MODEL_PATH")
 
 LOGGING = {
     "version": 1,

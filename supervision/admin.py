@@ -488,6 +488,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
         can_comment = supervises(request.user, session.trainee_id)
         label_suggestions = decorate_transcript(turns, can_decide=can_comment)
         all_stages = list(session.turns.order_by("seq").values_list("stage_id", flat=True))
+        audits = feedback_selectors.audits_for(session)
         return {
             "transcript": turns,
             "session_suggestions": session_suggestions,
@@ -502,7 +503,8 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "severity_choices": Severity.choices,
             "can_comment": can_comment,
             **label_suggestions,
-            "audits": feedback_selectors.audits_for(session),
+            "audits": audits,
+            "audit_labels": feedback_selectors.audit_labels(session) if audits else None,
             "safety_marks": feedback_selectors.safety_marks_for(request.user, session),
         }
 

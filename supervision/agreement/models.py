@@ -65,13 +65,22 @@ class RunTurn(models.Model):
     the run is an immutable snapshot, read whole by the scoring, never queried label by label.
     """
 
-    run = models.ForeignKey(AnnotationRun, on_delete=models.CASCADE, related_name="turns")
+    # No index of its own: the unique (run, turn) index leads with it. Every import writes one row per turn
+    # here (the suggester's run, CONTRACT §9), so each index less is time off every import.
+    run = models.ForeignKey(AnnotationRun, on_delete=models.CASCADE, related_name="turns", db_index=False)
     # A turn removed by a later re-import takes the run's rating of it along.
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="+")
     techniques = models.JSONField(null=True, blank=True)
     client_states = models.JSONField(null=True, blank=True)
+    # Indexed only where rated (a partial index, in Meta): the suggester's rows never rate the stage.
     stage = models.ForeignKey(
-        StageDef, on_delete=models.PROTECT, null=True, blank=True, db_column="stage", related_name="+"
+        StageDef,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        db_column="stage",
+        related_name="+",
+        db_index=False,
     )
     dialog_act_rated = models.BooleanField(default=False)
     dialog_act = models.CharField(max_length=16, null=True, blank=True)
@@ -84,6 +93,9 @@ class RunTurn(models.Model):
         ordering = ["run", "turn"]
         verbose_name = _("주석 실행의 발화")
         verbose_name_plural = _("주석 실행의 발화")
+        indexes = [
+            models.Index(fields=["stage"], name="annotation_run_turn_stage", condition=models.Q(stage__isnull=False))
+        ]
         constraints = [
             models.UniqueConstraint(fields=["run", "turn"], name="annotation_run_turn_once"),
             models.CheckConstraint(

@@ -1,21 +1,20 @@
 """The figures of CONTRACT §7, from two sources' labels: pure Python on NumPy arrays, no database.
 
 A source is a ``Ratings``: per axis, the turns it rated on that axis and what it said. The definitions are
-the contract's, word for word; scikit-learn computes precision, recall, F1, accuracy, confusion and Cohen's
-κ, the ``krippendorff`` package computes α. What is ours is only which turns and labels go in.
+the contract's, word for word. Precision, recall, F1, accuracy and Cohen's κ are scikit-learn's formulas
+worked out on counts of the distinct (reference, rater) answers, α is the ``krippendorff`` package's on
+value counts built with NumPy; every figure is the same double those packages gave (test_scoring_oracle.py).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 
-import krippendorff
 import numpy as np
-from scipy import sparse
 
 from taxonomy import catalogue
 
@@ -72,88 +71,92 @@ def _ordered(values: Iterable[str], axis: str) -> list[str]:
     return known + sorted(values - set(known))
 
 
-def _metrics():
-    """scikit-learn's metrics module, imported on first use: the admin imports this module at every start of
-    the project (each management command, each web worker) and the import costs about a second."""
-    from sklearn import metrics
+def _counted_pairs(reference: Mapping, rater: Mapping) -> tuple[set, Counter]:
+    """The turns both sources rated, and how many of them got each (reference, rater) pair of answers.
 
-    return metrics
-
-
-@contextmanager
-def _quiet():
-    """scikit-learn warns about the cases §7 defines (κ undefined, a class one side never used): the
-    figures already say so with null and 0."""
-    from sklearn.exceptions import UndefinedMetricWarning
-
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
-
-
-def _kappa(reference: np.ndarray, rater: np.ndarray, labels: Sequence) -> float | None:
-    """Cohen's κ, ``None`` when undefined (expected agreement 1: both sides constant and equal)."""
-    with _quiet():
-        return _round(_metrics().cohen_kappa_score(reference, rater, labels=labels, replace_undefined_by=np.nan))
-
-
-# The four (reference, rater) presence pairs; weighted by a label's 2×2 counts they are exactly its two
-# presence vectors, so scikit-learn computes κ from four weighted samples instead of every turn.
-_PAIRS_REFERENCE = np.array([0, 0, 1, 1])
-_PAIRS_RATER = np.array([0, 1, 0, 1])
-
-
-def _kappa_of_cells(cells: np.ndarray) -> float | None:
-    with _quiet():
-        value = _metrics().cohen_kappa_score(
-            _PAIRS_REFERENCE,
-            _PAIRS_RATER,
-            labels=[0, 1],
-            sample_weight=cells.ravel(),
-            replace_undefined_by=np.nan,
-        )
-    return _round(value)
-
-
-def _common(reference: Mapping, rater: Mapping, order: Mapping[Hashable, tuple] | None) -> list:
+    Every figure of an axis is a function of these counts: a source repeats a few hundred answers over
+    100,000 turns (and equal frozensets hash alike), so the figures are worked out per distinct pair
+    instead of per turn. ``map`` and ``Counter`` keep the pass over the turns in C."""
     turns = reference.keys() & rater.keys()
-    return sorted(turns, key=order.__getitem__) if order is not None else sorted(turns)
+    return turns, Counter(zip(map(reference.__getitem__, turns), map(rater.__getitem__, turns), strict=True))
+
+
+# The figures below are scikit-learn's (1.9) formulas, written out on the counts with the same float
+# operations in the same order, so every figure is the same double it gave (test_scoring_oracle.py checks
+# it against the old code on random fixtures, unrounded): scikit-learn itself checked and encoded its
+# inputs per call (2.2 s of a report's first view for a run of 100,000 turns, cProfile).
+
+
+def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator as float64, 0 where the denominator is 0 (§7; ``zero_division=0``)."""
+    numerator, denominator = np.asarray(numerator, dtype=np.float64), np.asarray(denominator, dtype=np.float64)
+    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator != 0)
+
+
+def _f1(tp: np.ndarray, true_sum: np.ndarray, pred_sum: np.ndarray) -> np.ndarray:
+    """2·TP / (2·TP + FP + FN), written as scikit-learn does: 2·TP / (true + predicted)."""
+    return _divide(2.0 * np.asarray(tp, dtype=np.float64), 1.0 * np.asarray(true_sum, dtype=np.float64) + pred_sum)
+
+
+def _cohen_kappa(confusion: np.ndarray) -> float:
+    """Cohen's κ of a confusion matrix (reference rows, rater columns), NaN when undefined (expected
+    disagreement 0: both sides constant and equal): ``cohen_kappa_score``'s arithmetic."""
+    confusion = confusion.astype(np.float64)
+    sum0, sum1 = np.sum(confusion, axis=0), np.sum(confusion, axis=1)
+    total = np.sum(sum0)
+    if total == 0:
+        return math.nan
+    expected = np.outer(sum0, sum1) / total
+    weights = np.ones(confusion.shape, dtype=np.float64)
+    np.fill_diagonal(weights, 0)
+    disagreement = np.sum(weights * expected)
+    if disagreement == 0:
+        return math.nan
+    return float(1 - np.sum(weights * confusion) / disagreement)
+
+
+def _kappa(confusion: np.ndarray) -> float | None:
+    """Cohen's κ, ``None`` when undefined."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _round(_cohen_kappa(confusion))
 
 
 def multi_label_axis(reference: Mapping, rater: Mapping, axis: str, order=None) -> dict:
-    turns = _common(reference, rater, order)
+    turns, pairs = _counted_pairs(reference, rater)
     if not turns:
         return {"turns": 0, "micro_f1": None, "macro_f1": None, "kappa": None, "labels": {}}
-    labels = _ordered(set().union(*(reference[t] | rater[t] for t in turns)), axis)
+    labels = _ordered(set().union(*(ours | theirs for ours, theirs in pairs)), axis)
     if not labels:
         # Both sides said "none of these" on every turn: no label to score; F1 is 0 by definition.
         return {"turns": len(turns), "micro_f1": 0.0, "macro_f1": None, "kappa": None, "labels": {}}
     column = {label: j for j, label in enumerate(labels)}
-    # A one-column matrix is not multi-label to scikit-learn: an all-zero column keeps it one (it adds
-    # nothing to the summed TP, FP, FN and is dropped from the per-label figures).
-    width = max(len(labels), 2)
-    ref, rat = _indicators(turns, reference, column, width), _indicators(turns, rater, column, width)
-    with _quiet():
-        precision, recall, f1, support = _metrics().precision_recall_fscore_support(
-            ref, rat, average=None, zero_division=0
-        )
-        micro = _metrics().f1_score(ref, rat, average="micro", zero_division=0)
-        cells = _metrics().multilabel_confusion_matrix(ref, rat)  # per label [[TN, FP], [FN, TP]]
-    kappas = [_kappa_of_cells(cell) for cell in cells[: len(labels)]]
+    tp, true_sum, pred_sum = ([0] * len(labels) for _ in range(3))
+    for (ours, theirs), count in pairs.items():
+        for label in ours:
+            true_sum[column[label]] += count
+        for label in theirs:
+            pred_sum[column[label]] += count
+        for label in ours & theirs:
+            tp[column[label]] += count
+    tp, true_sum, pred_sum = (np.array(v, dtype=np.int64) for v in (tp, true_sum, pred_sum))
+    precision, recall, f1 = _divide(tp, pred_sum), _divide(tp, true_sum), _f1(tp, true_sum, pred_sum)
+    micro = _f1(tp.sum(keepdims=True), true_sum.sum(keepdims=True), pred_sum.sum(keepdims=True))[0]
+    # Per label the 2×2 table [[TN, FP], [FN, TP]] of its presence on the turns.
+    fp, fn = pred_sum - tp, true_sum - tp
+    tn = len(turns) - tp - fp - fn
+    kappas = [_kappa(np.array([[tn[j], fp[j]], [fn[j], tp[j]]], dtype=np.int64)) for j in range(len(labels))]
     defined = [k for k in kappas if k is not None]
     return {
         "turns": len(turns),
         "micro_f1": _round(micro),
-        "macro_f1": _round(np.mean(f1[: len(labels)])),
+        "macro_f1": _round(np.mean(f1)),
         "kappa": _round(np.mean(defined)) if defined else None,
         "labels": {
             label: {
                 "precision": _round(precision[j]),
                 "recall": _round(recall[j]),
                 "f1": _round(f1[j]),
-                "support": int(support[j]),
+                "support": int(true_sum[j]),
                 "kappa": kappas[j],
             }
             for j, label in enumerate(labels)
@@ -161,39 +164,22 @@ def multi_label_axis(reference: Mapping, rater: Mapping, axis: str, order=None) 
     }
 
 
-def _indicators(turns: list, ratings: Mapping, column: Mapping[str, int], width: int) -> sparse.csr_matrix:
-    """Turns × labels, 1 where the source has the label on the turn (an unrated turn has none). Sparse:
-    scikit-learn checks a dense multi-label matrix column by column, ten times slower at 100,000 turns."""
-    rows, cols = [], []
-    for i, turn in enumerate(turns):
-        for label in ratings.get(turn, ()):
-            rows.append(i)
-            cols.append(column[label])
-    data = np.ones(len(rows), dtype=np.int8)
-    return sparse.csr_matrix((data, (rows, cols)), shape=(len(turns), width), dtype=np.int8)
-
-
 def single_valued_axis(reference: Mapping, rater: Mapping, axis: str, order=None) -> dict:
-    turns = _common(reference, rater, order)
+    turns, pairs = _counted_pairs(reference, rater)
     if not turns:
         return {"turns": 0, "accuracy": None, "macro_f1": None, "kappa": None, "confusion": {}}
-    ref_values = [reference[t] for t in turns]
-    rat_values = [rater[t] for t in turns]
-    classes = _ordered(set(ref_values) | set(rat_values), axis)
-    # Integer codes: scikit-learn sorts string labels itself, slowly, and in its own order.
+    classes = _ordered({value for pair in pairs for value in pair}, axis)
     index = {value: i for i, value in enumerate(classes)}
-    ref = np.fromiter((index[v] for v in ref_values), dtype=np.int16, count=len(turns))
-    rat = np.fromiter((index[v] for v in rat_values), dtype=np.int16, count=len(turns))
-    ids = list(range(len(classes)))
-    with _quiet():
-        matrix = _metrics().confusion_matrix(ref, rat, labels=ids)
-        accuracy = _metrics().accuracy_score(ref, rat)
-        macro = _metrics().f1_score(ref, rat, labels=ids, average="macro", zero_division=0)
+    matrix = np.zeros((len(classes), len(classes)), dtype=np.int64)
+    for (ours, theirs), count in pairs.items():
+        matrix[index[ours], index[theirs]] = count
+    tp = np.diagonal(matrix)
+    ids = range(len(classes))
     return {
         "turns": len(turns),
-        "accuracy": _round(accuracy),
-        "macro_f1": _round(macro),
-        "kappa": _kappa(ref, rat, labels=ids),
+        "accuracy": _round(int(tp.sum()) / len(turns)),
+        "macro_f1": _round(np.mean(_f1(tp, matrix.sum(axis=1), matrix.sum(axis=0)))),
+        "kappa": _kappa(matrix),
         "confusion": {
             classes[i]: {classes[j]: int(matrix[i, j]) for j in ids if matrix[i, j]} for i in ids if matrix[i].any()
         },
@@ -205,9 +191,11 @@ def safety_block(reference: Mapping, rater: Mapping, names: Mapping[Hashable, st
     critical = catalogue.SAFETY_CRITICAL_STATES
     support = found = 0
     missed = []
-    for turn in _common(reference, rater, order):
-        flagged = reference[turn] & critical
-        for state in _ordered(flagged, CLIENT_STATES) if flagged else ():
+    # Only the turns with a safety-critical state are put in transcript order: a stable sort of them, in the
+    # order the turns come from the set, keeps equal keys as sorting every turn would.
+    flagged = [turn for turn in reference.keys() & rater.keys() if not critical.isdisjoint(reference[turn])]
+    for turn in sorted(flagged, key=order.__getitem__) if order is not None else sorted(flagged):
+        for state in _ordered(reference[turn] & critical, CLIENT_STATES):
             support += 1
             if state in rater[turn]:
                 found += 1
@@ -254,39 +242,79 @@ def krippendorff_alpha(sources: Sequence[Ratings], axis: str, *, min_sources: in
     ``min_sources`` sources or when α is undefined (a single value throughout).
     """
     per_source = [source.axis(axis) for source in sources]
-    counts: dict[Hashable, int] = {}
-    for ratings in per_source:
-        for turn in ratings:
-            counts[turn] = counts.get(turn, 0) + 1
+    counts = Counter(chain.from_iterable(per_source))
     turns = sorted(t for t, n in counts.items() if n >= min_sources)
-    raters = sum(1 for ratings in per_source if any(t in ratings for t in turns))
+    raters = sum(1 for ratings in per_source if not ratings.keys().isdisjoint(turns))
     result = {"sources": raters, "turns": len(turns), "alpha": None}
     if not turns or raters < min_sources:
         return result
+    # Each source's answers on the units' turns, as indexes into its distinct answers (-1: not rated).
+    answers = []
+    for ratings in per_source:
+        said = list(map(ratings.get, turns))
+        distinct = {value: i for i, value in enumerate(set(said) - {None})}
+        distinct[None] = -1
+        answers.append((list(distinct)[:-1], np.fromiter(map(distinct.__getitem__, said), np.intp, len(said))))
     if axis in MULTI_LABEL_AXES:
-        labels = _ordered(set().union(*(r[t] for r in per_source for t in turns if t in r)), axis)
+        labels = _ordered(set().union(*(value for values, _ in answers for value in values)), axis)
         if not labels:
             return result
         column = {label: j for j, label in enumerate(labels)}
         present = np.zeros((len(turns), len(labels)), dtype=np.int64)
         rated = np.zeros(len(turns), dtype=np.int64)
-        for ratings in per_source:
-            mask = np.fromiter((t in ratings for t in turns), dtype=bool, count=len(turns))
-            rated += mask
-            present += _indicators(turns, ratings, column, len(labels)).toarray()
+        for values, which in answers:
+            # One row of presence per distinct answer, and a last one of zeros that index -1 picks.
+            table = np.zeros((len(values) + 1, len(labels)), dtype=np.int64)
+            for i, value in enumerate(values):
+                table[i, [column[label] for label in value]] = 1
+            present += table[which]
+            rated += which >= 0
         absent = rated[:, None] - present
         value_counts = np.stack([absent.ravel(), present.ravel()], axis=1)
     else:
-        classes = _ordered({r[t] for r in per_source for t in turns if t in r}, axis)
+        classes = _ordered({value for values, _ in answers for value in values}, axis)
         index = {value: i for i, value in enumerate(classes)}
-        value_counts = np.zeros((len(turns), len(classes)), dtype=np.int64)
-        for ratings in per_source:
-            for i, turn in enumerate(turns):
-                if turn in ratings:
-                    value_counts[i, index[ratings[turn]]] += 1
+        cells = [
+            np.flatnonzero(which >= 0) * len(classes)
+            + np.array([index[v] for v in values], dtype=np.intp)[which[which >= 0]]
+            for values, which in answers
+        ]
+        value_counts = np.bincount(np.concatenate(cells), minlength=len(turns) * len(classes)).astype(np.int64)
+        value_counts = value_counts.reshape(len(turns), len(classes))
     if (value_counts.sum(axis=0) > 0).sum() < 2:
         return result  # one value throughout: α is undefined
-    with _quiet():
-        alpha = krippendorff.alpha(value_counts=value_counts, level_of_measurement="nominal")
-    result["alpha"] = _round(alpha)
+    result["alpha"] = _round(_nominal_alpha(value_counts))
     return result
+
+
+def _nominal_alpha(value_counts: np.ndarray) -> float:
+    """Krippendorff's nominal α of value counts (units × values, every unit pairable): the ``krippendorff``
+    package's ``alpha(value_counts=…, level_of_measurement="nominal")`` (0.9.0), the same double.
+
+    The package builds a values × values array for every unit (a million units × 2 × 2 for a multi-label axis
+    of 50,000 turns: 0.3 s an axis). Here each cell of the coincidence matrix sums only its units' non-zero
+    terms — adding a zero changes no sum — in unit order and one after the other (``cumsum``), as the
+    package's sum along its first axis does; a pairwise ``np.sum`` would round differently."""
+    values = value_counts.shape[1]
+    pairable = np.maximum(value_counts.sum(axis=1), 2) - 1
+    # When every unit's divisor is a power of two (three sources on every turn: 2), every term and every
+    # partial sum is a multiple of 1/scale small enough to be exact, so the package's sum is the exact one,
+    # counted here in integers: one product and one dot per cell instead of the terms one by one.
+    scale = int(pairable.max())
+    exact = not (pairable & (pairable - 1)).any()
+    o = np.zeros((values, values), dtype=np.float64)
+    for c in range(values):
+        for k in range(c, values):
+            pairs = value_counts[:, c] * value_counts[:, k]
+            if c == k:
+                pairs = pairs - value_counts[:, c]
+            total = int(np.dot(pairs, scale // pairable)) if exact else 2**53
+            if total < 2**53:
+                o[c, k] = o[k, c] = total / scale
+            else:
+                units = np.flatnonzero(pairs)
+                o[c, k] = o[k, c] = np.cumsum(pairs[units] / pairable[units])[-1] if units.size else 0.0
+    n_v = o.sum(axis=0)
+    e = np.divide(np.outer(n_v, n_v) - np.diagflat(n_v), n_v.sum() - 1, dtype=np.float64)
+    d = (np.arange(values)[:, np.newaxis] != np.arange(values)[np.newaxis, :]).astype(np.float64)
+    return float(1 - (o * d).sum() / (e * d).sum())

@@ -79,8 +79,12 @@ def session_turns(*, codes: Collection[str] = (), session_ids: Collection[int] =
     """One query: the turns of the sessions named by code or id that ``user`` may see."""
     table = TurnTable()
     where = Q(session__code__in=sorted(codes)) if codes else Q(session_id__in=sorted(session_ids))
-    rows = Turn.objects.filter(turn_scope(user), where).values_list(
-        "pk", "utterance_id", "session__code", "seq", "speaker", "stage_id", "dialog_act", "session_id"
+    # order_by(): nothing reads the table in transcript order (``order`` is there for that), and PostgreSQL
+    # sorted a 100,000-turn read on disk for the turns' default ordering (0.11 of its 0.34 s, EXPLAIN ANALYZE).
+    rows = (
+        Turn.objects.filter(turn_scope(user), where)
+        .order_by()
+        .values_list("pk", "utterance_id", "session__code", "seq", "speaker", "stage_id", "dialog_act", "session_id")
     )
     for pk, utterance_id, code, seq, speaker, stage, act, session_id in rows:
         table.names[pk] = utterance_id
@@ -99,7 +103,10 @@ def golden_ratings(
     """The golden labels of every turn of these sessions the user may see: three queries (two when
     ``turns``, the same sessions' turns read for everyone, is at hand).
 
-    The golden set rates every axis of its speaker on every turn (an empty list is "none of these").
+    The golden set rates every axis of its speaker on every turn (an empty list is "none of these"). Equal
+    label sets are one shared frozenset, as a run's answers are (``run_ratings``): the figures count the
+    distinct (golden, rater) answer pairs, and shared sets compare by identity (agreement() 0.14 → 0.11 s
+    CPU for 100,000 turns).
     """
     table = turns if turns is not None and user is None else session_turns(session_ids=session_ids, user=user)
     ratings = Ratings(stage=dict(table.stages))
@@ -119,9 +126,13 @@ def golden_ratings(
         links = model.objects.filter(links_of_sessions(model, in_view)).order_by()  # sets: any order
         for turn_id, code in links.values_list("turn_id", "label__code"):
             codes.setdefault(turn_id, []).append(code)
+        shared: dict[tuple[str, ...], frozenset[str]] = {}
         for turn_id, labels in codes.items():
             if turn_id in axis:  # in scope and on the speaker's axis
-                axis[turn_id] = frozenset(labels)
+                key = tuple(sorted(labels))
+                if key not in shared:
+                    shared[key] = frozenset(key)
+                axis[turn_id] = shared[key]
     return ratings, table
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import getpass
 import hashlib
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from django.core.cache import cache
@@ -31,9 +31,16 @@ GOLDEN = "golden"
 PRESENT, ABSENT = "present", "absent"
 
 
-def _restricted(ratings: Ratings, turns: Collection[int]) -> Ratings:
-    """Only the turns in ``turns`` (the ones the viewer may see)."""
-    return Ratings(**{axis: {t: v for t, v in ratings.axis(axis).items() if t in turns} for axis in AXES})
+def _restricted(ratings: Ratings, turns: Mapping[int, object] | set[int]) -> Ratings:
+    """Only the turns in ``turns`` (the ones the viewer may see). An axis whose turns are all in is kept as
+    it is, not copied (Ratings are never changed once read): the usual case, a run and the golden set of the
+    same sessions with everything in view, where the copies cost 0.2 s for a run of 100,000 turns."""
+    keys = turns.keys() if isinstance(turns, Mapping) else turns
+
+    def kept(values: dict) -> dict:
+        return values if values.keys() <= keys else {t: v for t, v in values.items() if t in keys}
+
+    return Ratings(**{axis: kept(ratings.axis(axis)) for axis in AXES})
 
 
 class SharedReads:
@@ -68,6 +75,12 @@ class SharedReads:
         return self._runs[run.pk]
 
 
+# _FIGURES_WITHOUT_GC — the reads and figures of a run build hundreds of thousands of small objects (each turn's
+# dict entries and tuples, the counted answer pairs); while they do, the cyclic collector is paused
+# (``without_cyclic_gc``). Otherwise it walked the whole heap again and again: half the CPU time of the
+# golden read of a 100,000-turn run (0.6 → 0.3 s).
+
+
 def score_ratings(
     ratings: Ratings,
     session_ids: Collection[int],
@@ -81,6 +94,11 @@ def score_ratings(
     """The §7 JSON of ``ratings`` against the golden labels, or against a saved run of another rater,
     over the turns both rated that ``user`` may see (``None``: all). ``turns``: the sessions' turns
     when the caller read them already (a run file's reader did); ``reads``: a page's shared reads."""
+    with without_cyclic_gc():  # see _FIGURES_WITHOUT_GC
+        return _score_ratings(ratings, session_ids, rater=rater, against=against, user=user, turns=turns, reads=reads)
+
+
+def _score_ratings(ratings, session_ids, *, rater, against, user, turns, reads) -> dict:
     if against is not None:
         extra = selectors.run_session_ids(against) - set(session_ids)
         session_ids, turns = set(session_ids) | extra, turns if not extra else None
@@ -111,8 +129,9 @@ def score_run(
     key = _figures_key("run", runs, sessions | (selectors.run_session_ids(against) if against else set()), user)
     figures = cache.get(key) if key else None
     if figures is None:
-        ratings = reads.run(run) if reads is not None else selectors.run_ratings(run, user)
-        figures = score_ratings(ratings, sessions, rater=run.rater, against=against, user=user, reads=reads)
+        with without_cyclic_gc():  # see _FIGURES_WITHOUT_GC
+            ratings = reads.run(run) if reads is not None else selectors.run_ratings(run, user)
+            figures = score_ratings(ratings, sessions, rater=run.rater, against=against, user=user, reads=reads)
         if key:
             cache.set(key, figures, _FIGURES_CACHE_SECONDS)
     return figures
@@ -162,6 +181,14 @@ def alpha_across_sources(
     kept = cache.get(key) if key else None
     if kept is not None:
         return kept
+    with without_cyclic_gc():  # see _FIGURES_WITHOUT_GC
+        alpha = _alpha(runs, sessions, user, extra, reads)
+    if key:
+        cache.set(key, alpha, _FIGURES_CACHE_SECONDS)
+    return alpha
+
+
+def _alpha(runs: list[AnnotationRun], sessions: set[int], user, extra, reads) -> dict:
     if reads is not None and extra is None:
         golden, index = reads.golden(sessions)
         sources = [golden] + [_restricted(reads.run(run), index.names) for run in runs]
@@ -172,10 +199,7 @@ def alpha_across_sources(
     if extra is not None:
         sources.append(_restricted(extra[1].ratings, index.names))
         names.append(extra[0])
-    alpha = {"sources": names, "axes": {axis: krippendorff_alpha(sources, axis) for axis in AXES}}
-    if key:
-        cache.set(key, alpha, _FIGURES_CACHE_SECONDS)
-    return alpha
+    return {"sources": names, "axes": {axis: krippendorff_alpha(sources, axis) for axis in AXES}}
 
 
 @transaction.atomic

@@ -317,3 +317,34 @@ class SessionDetailSerializer(SessionSerializer):
     class Meta(SessionSerializer.Meta):
         fields = (*SessionSerializer.Meta.fields, "turns")
         read_only_fields = fields
+
+
+class TrajectoryPointSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    utterance_id = serializers.CharField()
+    valence = serializers.FloatField()
+    arousal = serializers.FloatField()
+    risk = serializers.FloatField()
+
+
+class TrajectoryWindowSerializer(serializers.Serializer):
+    window_index = serializers.IntegerField()
+    first_seq = serializers.IntegerField()
+    last_seq = serializers.IntegerField()
+    label = serializers.ChoiceField(choices=["productive", "neutral", "harmful"])
+    score = serializers.FloatField()
+    explanation = serializers.CharField()
+    sycophancy_turns = serializers.ListField(child=serializers.CharField())
+    trace = TrajectoryPointSerializer(many=True)
+    risk_threshold = serializers.FloatField()
+
+
+class TrajectorySerializer(serializers.Serializer):
+    """A session's stored trajectory audit. ``labels``: what it read (CONTRACT §9) — ``given`` or, in a
+    session with no technique or client-state label, ``suggested`` (the AI's estimated labels); ``null``
+    before its first audit. ``pending``: its turns or labels changed since (a new audit is queued)."""
+
+    session = serializers.IntegerField()
+    labels = serializers.ChoiceField(choices=["given", "suggested"], allow_null=True)
+    pending = serializers.BooleanField()
+    windows = TrajectoryWindowSerializer(many=True)

@@ -29,6 +29,7 @@ from supervision.api.serializers import (
     TaxonomySerializer,
     TokenRequestSerializer,
     TokenSerializer,
+    TrajectorySerializer,
 )
 from supervision.api.tokens import api_token_issue, api_token_revoke
 from supervision.commenting import (
@@ -38,6 +39,7 @@ from supervision.commenting import (
     supervisor_comment_update,
 )
 from supervision.exporting import golden_jsonl
+from supervision.trajectory import selectors as trajectory_selectors
 
 
 @extend_schema(
@@ -138,6 +140,30 @@ class SessionViewSet(viewsets.ReadOnlyModelViewSet):
             self.request.accepted_renderer = renderers.JSONRenderer()
             self.request.accepted_media_type = renderers.JSONRenderer.media_type
         return response
+
+    @extend_schema(
+        summary="회기의 궤적 감사 (창마다 판정·점수·설명; labels: given | suggested)",
+        description=(
+            "저장된 궤적 감사. 회기의 어느 발화에도 기법·내담자 상태 라벨이 없으면 AI 라벨 제안 모델이 추정한 "
+            '라벨로 감사하고 `"labels": "suggested"`라고 밝힙니다(CONTRACT §9, 화면에는 「AI 추정 라벨 기준」). '
+            "아직 감사하지 않은 회기는 `labels`가 null이고 `windows`가 비어 있습니다."
+        ),
+        responses={200: TrajectorySerializer},
+        filters=False,
+    )
+    @action(detail=True, filterset_class=None, pagination_class=None)
+    def trajectory(self, request, pk=None):
+        session = get_object_or_404(selectors.golden_sessions(request.user), pk=pk)
+        return Response(
+            TrajectorySerializer(
+                {
+                    "session": session.pk,
+                    "labels": trajectory_selectors.audit_labels(session),
+                    "pending": trajectory_selectors.audit_pending(session),
+                    "windows": trajectory_selectors.audits_for(session),
+                }
+            ).data
+        )
 
     @extend_schema(
         summary="회기의 골든 주석 (NDJSON, CONTRACT §2)",

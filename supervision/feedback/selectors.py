@@ -21,6 +21,7 @@ from supervision.roles import trainee_filter
 from supervision.safety.selectors import transcript_marks
 from supervision.selectors import count_per_session, with_session_counts
 from supervision.tags.views import tags_feedback_context
+from supervision.trajectory.selectors import audit_labels as trajectory_audit_labels
 from supervision.trajectory.selectors import audit_pending as trajectory_audit_pending
 from supervision.trajectory.selectors import audits_for as trajectory_audits_for
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
@@ -184,6 +185,12 @@ def gauge_trend_for(trainee) -> list[dict]:
 
 def audit_pending(session) -> bool:
     return trajectory_audit_pending(session)
+
+
+def audit_labels(session) -> str | None:
+    """``"suggested"`` when the session's audits read the AI's estimated labels (no label was given): the
+    pages then say 「AI 추정 라벨 기준」. Only that note reaches a trainee, never the suggestions."""
+    return trajectory_audit_labels(session)
 
 
 def audits_for(session) -> list[dict]:

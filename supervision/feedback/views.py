@@ -80,6 +80,7 @@ def _session_context(request, session_id: int) -> dict:
         "stages": [turn.stage_id for turn in turns],
         "audits": audits,
         "audit_pending": selectors.audit_pending(session),
+        "audit_labels": selectors.audit_labels(session) if audits else None,
         "merged_trace": charts.merged_trace(audits),
         "audits_marked": any(audit.get("label") == "harmful" for audit in audits),
         "safety_marks": selectors.safety_marks_for(request.user, session),

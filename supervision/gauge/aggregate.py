@@ -15,7 +15,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
 from supervision import rules
 from supervision.gauge import figures
@@ -234,6 +236,36 @@ def session_tallies(
         for session_id, trainee_id, tally, events, suggestions_digest in rows
         if tally is not None or session_id in fresh  # a session held after the first read is left to the next run
     ]
+
+
+def tallies_pending(*, day: datetime.date) -> list[int]:
+    """The nightly chunks' part (``settings.NIGHTLY_SESSION_WORK``): the sessions in ``day``'s scope whose
+    tally is not kept or stale, which ``session_tallies`` would aggregate (none off PostgreSQL, where the
+    portable path recomputes every session in the step itself)."""
+    if connection.vendor != "postgresql":
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT s.id FROM sessions s "
+            "LEFT JOIN gauge_session_revision r ON r.session_id = s.id "
+            "LEFT JOIN gauge_session_tally g ON g.session_id = s.id "
+            "  AND g.sql_digest = %(digest)s AND g.revision >= COALESCE(r.revision, 0) "
+            f"WHERE {_IN_SCOPE} AND g.session_id IS NULL ORDER BY s.id",
+            {"start": _window_start(day), "day": day, "digest": tally_sql_digest()},
+        )
+        return [session_id for (session_id,) in cursor.fetchall()]
+
+
+def tallies_prepare(*, day: datetime.date, ids: list[int]) -> dict[str, int]:
+    """Aggregates and keeps the tallies of the sessions ``ids`` (those in ``day``'s scope), as the gauge step
+    would for stale sessions; the step then reads them as kept. Call inside a transaction."""
+    fresh = _session_aggregates(start=_window_start(day), day=day, ids=list(ids))
+    _keep_tallies(fresh.values(), timezone.now())
+    return {"sessions": len(fresh)}
+
+
+def _window_start(day: datetime.date) -> datetime.date:
+    return day - datetime.timedelta(days=settings.GAUGE_WINDOW_DAYS - 1)
 
 
 def _session_aggregates(

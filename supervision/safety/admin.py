@@ -54,8 +54,8 @@ class SafetyReviewAdmin(WrittenElsewhereMixin, admin.ModelAdmin):
         if show not in VIEWS:
             show = "pending"
         (answered, reviewed), _title = VIEWS[show]
-        events = selectors.safety_events(request.user, answered=answered, reviewed=reviewed)
-        page = Paginator(events.select_related("turn__session__trainee"), PAGE_SIZE).get_page(request.GET.get("page"))
+        events = selectors.queue_events(request.user, answered=answered, reviewed=reviewed)
+        page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
         queue = selectors.review_queue(request.user, list(page.object_list))
         context = {
             **self.admin_site.each_context(request),

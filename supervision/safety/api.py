@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from supervision.api.filters import TraineeFilter, TrueFalseFilter
 from supervision.api.permissions import SupervisesTrainee
 from supervision.models import TurnClientState
-from supervision.safety.selectors import safety_event, safety_events
+from supervision.safety.selectors import event_order, safety_event, safety_events
 from supervision.safety.serializers import ReviewIn, SafetyEventSerializer
 from supervision.safety.services import ReviewRejected, safety_event_review
 from supervision.suggesting.selectors import suggested_safety_events
@@ -43,7 +43,7 @@ class SafetyEventList(GenericAPIView):
         suggested = self._suggested(request)
         if suggested:
             # Sessions nobody has labelled add the suggester's events (CONTRACT §9), in the same order.
-            events = sorted([*events, *suggested], key=_event_order)
+            events = sorted([*events, *suggested], key=event_order)
         page = self.paginate_queryset(events)
         return self.get_paginated_response(SafetyEventSerializer(page, many=True).data)
 
@@ -59,12 +59,6 @@ class SafetyEventList(GenericAPIView):
         if wanted.get("answered") in (True, False):  # an absent filter is ""
             events = [e for e in events if e.answered == wanted["answered"]]
         return events
-
-
-def _event_order(event) -> tuple:
-    """``safety_events``' order: unanswered, unreviewed, newest session, position, state."""
-    held_on = event.held_on.toordinal() if event.held_on else -(10**9)
-    return (event.answered, event.reviewed, -held_on, -event.session_id, event.seq, event.state)
 
 
 class SafetyEventReview(GenericAPIView):

@@ -178,22 +178,56 @@ def reviews_visible(user) -> QuerySet[SafetyReview]:
 
 @dataclass(frozen=True)
 class QueueItem:
-    """One event on the "안전 검토" page: the event, the counselor turns of its window, its review history."""
+    """One event on the "안전 검토" page: the event, the counselor turns of its window, its review history.
+    ``suggested``: an event of the label suggester (CONTRACT §9) in a session nobody has labelled — shown
+    with the badge 「AI 추정」, never reviewed here (accepting the state on the transcript makes it curated);
+    ``turn`` is its client turn (a curated event carries its own)."""
 
-    event: TurnClientState
+    event: object
     following: tuple[Turn, ...]
     history: tuple
+    suggested: bool = False
+    turn: Turn | None = None
 
 
-def review_queue(user, events: list[TurnClientState]) -> list[QueueItem]:
-    """The page's events (already read by ``safety_events``) with the counselor turns that followed each
-    (its window: at most ``SAFETY_RESPONSE_TURNS``) and each review's history, newest version first —
-    two queries for the turns and their labels and one for the histories, whatever the number of events."""
+def event_order(event) -> tuple:
+    """``safety_events``' order for a list that mixes curated and suggested events: unanswered, unreviewed,
+    newest session, position, state."""
+    held_on = event.held_on.toordinal() if event.held_on else -(10**9)
+    return (event.answered, event.reviewed, -held_on, -event.session_id, event.seq, event.state)
+
+
+def queue_events(user, *, answered: bool | None = None, reviewed: bool | None = None) -> QuerySet | list:
+    """The events of the "안전 검토" page: ``safety_events`` and, in sessions with no curated client state,
+    the label suggester's (CONTRACT §9; supervisors and staff only, never under "reviewed": a suggestion is
+    reviewed once accepted, as a curated event), in ``safety_events``' order. A query set while there is no
+    suggested event (the paginator then reads one page), else a list."""
+    from supervision.suggesting.selectors import suggested_safety_events
+
+    events = safety_events(user, answered=answered, reviewed=reviewed).select_related("turn__session__trainee")
+    if reviewed is True:
+        return events
+    suggested = [e for e in suggested_safety_events(user) if answered is None or e.answered == answered]
+    if not suggested:
+        return events
+    return sorted([*events, *suggested], key=event_order)
+
+
+def review_queue(user, events: list) -> list[QueueItem]:
+    """The page's events (from ``queue_events``) with the counselor turns that followed each (its window: at
+    most ``SAFETY_RESPONSE_TURNS``) and each review's history, newest version first — two queries for the
+    turns and their labels and one for the histories, whatever the number of events, and one for the client
+    turns of suggested events when the page has any."""
     if not events:
         return []
+    window = settings.SAFETY_RESPONSE_TURNS
+    suggested = {id(e) for e in events if getattr(e, "source", "golden") == "suggested"}
     in_windows = Q(pk__in=[])
     for event in events:
-        in_windows |= Q(session_id=event.session_id, seq__gt=event.seq, seq__lte=event.window_end)
+        if id(event) in suggested:  # no window_end computed: the session's later counselor turns, first few kept
+            in_windows |= Q(session_id=event.session_id, seq__gt=event.seq)
+        else:
+            in_windows |= Q(session_id=event.session_id, seq__gt=event.seq, seq__lte=event.window_end)
     turns = list(
         Turn.objects.filter(in_windows, speaker=catalogue.COUNSELOR)
         .prefetch_related(Prefetch("techniques", queryset=TechniqueLabelDef.objects.all(), to_attr="technique_list"))
@@ -201,22 +235,34 @@ def review_queue(user, events: list[TurnClientState]) -> list[QueueItem]:
     )
     pairs = Q(pk__in=[])
     for event in events:
-        if event.reviewed:
+        if event.reviewed and id(event) not in suggested:
             pairs |= Q(turn_id=event.turn_id, state_id=event.label_id)
     history: dict[tuple[int, int], list] = {}
-    if any(event.reviewed for event in events):
+    if any(event.reviewed and id(event) not in suggested for event in events):
         for version in SafetyReview.history.filter(pairs).select_related("history_user").order_by("-history_date"):
             history.setdefault((version.turn_id, version.state_id), []).append(version)
-    return [
-        QueueItem(
-            event=event,
-            following=tuple(
-                t for t in turns if t.session_id == event.session_id and event.seq < t.seq <= event.window_end
-            ),
-            history=tuple(history.get((event.turn_id, event.label_id), ())),
+    disclosed: dict[int, Turn] = {}
+    if suggested:
+        disclosed = Turn.objects.select_related("session__trainee").in_bulk(
+            [e.turn_id for e in events if id(e) in suggested]
         )
-        for event in events
-    ]
+    items = []
+    for event in events:
+        if id(event) in suggested:
+            later = [t for t in turns if t.session_id == event.session_id and t.seq > event.seq][:window]
+            items.append(QueueItem(event, tuple(later), (), suggested=True, turn=disclosed.get(event.turn_id)))
+            continue
+        items.append(
+            QueueItem(
+                event=event,
+                following=tuple(
+                    t for t in turns if t.session_id == event.session_id and event.seq < t.seq <= event.window_end
+                ),
+                history=tuple(history.get((event.turn_id, event.label_id), ())),
+                turn=event.turn,
+            )
+        )
+    return items
 
 
 def risk_windows(user, *, limit: int = 20) -> list[dict]:

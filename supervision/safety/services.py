@@ -245,6 +245,28 @@ def safety_nightly(*, day, full: bool = False) -> dict[str, int]:
         result = safety_suggest(session_ids=sorted(revisions))
     else:
         result = safety_suggest()
+    _remember(revisions)
+    return {"sessions": len(revisions), **result}
+
+
+def safety_pending(*, day) -> list[int]:
+    """The nightly chunks' part (``settings.NIGHTLY_SESSION_WORK``): the sessions whose suggestions this
+    step would make again (none off PostgreSQL, where the step looks at every session itself)."""
+    if connection.vendor != "postgresql":
+        return []
+    return sorted(_session_revisions(changed_only=True))
+
+
+def safety_prepare(*, day, ids: list[int]) -> dict[str, int]:
+    """``safety_nightly`` for the sessions ``ids`` only (a chunk of the night): their suggestions made, and
+    remembered as made at the revision read first."""
+    revisions = _session_revisions(changed_only=False, session_ids=ids)
+    result = safety_suggest(session_ids=sorted(revisions))
+    _remember(revisions)
+    return {"sessions": len(revisions), **result}
+
+
+def _remember(revisions: dict[int, int]) -> None:
     SuggestedRevision.objects.bulk_create(
         [
             SuggestedRevision(session_id=sid, revision=rev, response_turns=settings.SAFETY_RESPONSE_TURNS)
@@ -255,13 +277,14 @@ def safety_nightly(*, day, full: bool = False) -> dict[str, int]:
         update_fields=["revision", "response_turns"],
         batch_size=5000,
     )
-    return {"sessions": len(revisions), **result}
 
 
-def _session_revisions(*, changed_only: bool) -> dict[int, int]:
-    """Session id → revision mark (every session, or those changed since their suggestions were made)."""
+def _session_revisions(*, changed_only: bool, session_ids: list[int] | None = None) -> dict[int, int]:
+    """Session id → revision mark (every session or those of ``session_ids``, or those changed since their
+    suggestions were made)."""
     if connection.vendor != "postgresql":
-        return dict.fromkeys(Session.objects.values_list("id", flat=True), 0)
+        sessions = Session.objects.all() if session_ids is None else Session.objects.filter(id__in=session_ids)
+        return dict.fromkeys(sessions.values_list("id", flat=True), 0)
     sql = (
         "SELECT s.id, COALESCE(r.revision, 0) FROM sessions s LEFT JOIN gauge_session_revision r ON r.session_id = s.id"
     )
@@ -269,9 +292,12 @@ def _session_revisions(*, changed_only: bool) -> dict[int, int]:
     if changed_only:
         sql += (
             f" LEFT JOIN {SuggestedRevision._meta.db_table} m ON m.session_id = s.id "
-            "WHERE m.session_id IS NULL OR m.revision < COALESCE(r.revision, 0) OR m.response_turns <> %s"
+            "WHERE (m.session_id IS NULL OR m.revision < COALESCE(r.revision, 0) OR m.response_turns <> %s)"
         )
         params = [settings.SAFETY_RESPONSE_TURNS]
+    if session_ids is not None:
+        sql += (" AND" if changed_only else " WHERE") + " s.id = ANY(%s)"
+        params.append(list(session_ids))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return dict(cursor.fetchall())

@@ -57,13 +57,37 @@ def forget_loaded_models() -> None:
 
 def window_labeller():
     """For the trajectory audit of windows nobody labelled: §2 turn dicts → one list of suggested codes per
-    turn (``None`` without a usable model: the audit then reads the text alone)."""
+    turn (``None`` without a usable model: the audit then reads the text alone). A turn that comes back in
+    several windows (windows cut with an overlap) is suggested once: the answer depends only on its speaker,
+    stage, text, cues and the turn before it in its window."""
     model = current_model()
     if model is None:
         return None
 
-    def labeller(turns: list[dict]) -> list[list[str]]:
-        inputs = [TurnInput(t.get("text") or "", t.get("stage") or "", t.get("nonverbal") or ()) for t in turns]
-        return [labels for labels, _scores in model.predict(inputs, [t.get("speaker") for t in turns])]
+    def labeller(windows: list[list[dict]]) -> list[list[list[str]]]:
+        slot: dict[tuple, int] = {}
+        where: list[list[int]] = []
+        inputs, speakers = [], []
+        for turns in windows:
+            places, previous = [], ""
+            for t in turns:
+                text, stage, nonverbal, speaker = (
+                    t.get("text") or "",
+                    t.get("stage") or "",
+                    t.get("nonverbal"),
+                    t.get("speaker"),
+                )
+                # ``previous``: the turn before in the window (the safety scorer reads the counselor's question)
+                key = (speaker, stage, text, tuple(nonverbal) if nonverbal else (), previous)
+                at = slot.get(key)
+                if at is None:
+                    at = slot[key] = len(inputs)
+                    inputs.append(TurnInput(text, stage, nonverbal or (), previous))
+                    speakers.append(speaker)
+                places.append(at)
+                previous = text
+            where.append(places)
+        found = model.predict(inputs, speakers, runners_up=0)
+        return [[list(found[at][0]) for at in places] for places in where]
 
     return labeller

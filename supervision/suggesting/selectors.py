@@ -23,7 +23,7 @@ from .models import SuggestionDismissal
 class TurnSuggestion:
     run: AnnotationRun
     labels: list[str]  # open: suggested, not golden, not dismissed (model order)
-    scores: dict[str, float]  # every probability the model gave (suggested and runners-up)
+    scores: dict[str, float]  # the probability of each label the model suggested
     suggested: list[str] = field(default_factory=list)  # all the model suggested
     dismissed: list[str] = field(default_factory=list)
 
@@ -75,14 +75,17 @@ def open_suggestions(turn_ids: Collection[int], run: AnnotationRun | None = None
     return found
 
 
-def effective_labels(session_ids: Collection[int], run: AnnotationRun | None = None) -> dict[int, list[str]]:
+def effective_labels(
+    session_ids: Collection[int], run: AnnotationRun | None = None, *, by_utterance: bool = False
+) -> dict:
     """Per turn of the sessions: what the suggester said minus what supervisors dismissed — the labels an
-    audit or the safety check reads where nobody has labelled the session."""
+    audit or the safety check reads where nobody has labelled the session. Keyed by turn id, or by
+    utterance id with ``by_utterance`` (the trajectory audit reads turns by it)."""
     run = run or current_run()
     if run is None or not session_ids:
         return {}
     rows = RunTurn.objects.filter(run=run, turn__session_id__in=sorted(session_ids)).values_list(
-        "turn_id", "techniques", "client_states"
+        "turn_id", "techniques", "client_states", *(["turn__utterance_id"] if by_utterance else [])
     )
     dismissed: dict[int, set[str]] = defaultdict(set)
     for turn_id, label in SuggestionDismissal.objects.filter(
@@ -90,10 +93,11 @@ def effective_labels(session_ids: Collection[int], run: AnnotationRun | None = N
     ).values_list("turn_id", "label"):
         dismissed[turn_id].add(label)
     return {
-        turn_id: [
+        (row[3] if by_utterance else turn_id): [
             c for c in (techniques if techniques is not None else client_states or []) if c not in dismissed[turn_id]
         ]
-        for turn_id, techniques, client_states in rows
+        for row in rows
+        for turn_id, techniques, client_states in [row[:3]]
     }
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import getpass
 import json
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import OuterRef, Subquery
 
 from supervision.agreement.models import AnnotationRun, RaterKind, RunTurn
 from supervision.agreement.selectors import run_sessions_forget
@@ -115,52 +117,147 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
     return {"model_version": model.version, "sessions": len(set(session_ids)), "turns": written}
 
 
+def _predict(model: SuggesterModel, turns, inputs: list[TurnInput]) -> list:
+    """(labels, [(label, probability), …] of those labels) per turn: what the run stores."""
+    return model.predict(inputs, [t.speaker for _, t in turns], runners_up=0)
+
+
+def _session_of(turn) -> object:
+    """The session a written turn belongs to: its id (a stored turn) or its code (an import's record)."""
+    return turn.session_id if isinstance(turn, StoredTurn) else turn.session
+
+
+class _Predicting:
+    """The model on one chunk in a thread of its own; ``result`` waits for it (and raises what it raised)."""
+
+    def __init__(self, model: SuggesterModel, turns, inputs: list[TurnInput]) -> None:
+        self.turns = turns
+        self._result: list | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(model, inputs), name="suggester", daemon=True)
+        self._thread.start()
+
+    def _run(self, model: SuggesterModel, inputs: list[TurnInput]) -> None:
+        try:
+            self._result = _predict(model, self.turns, inputs)
+        except BaseException as exc:  # handed to the caller's thread by ``result``
+            self._error = exc
+
+    def result(self) -> list:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
 class SuggestionWriter:
     """Writes the suggestions of turns as they are stored, into the run of the model version, inside the
     caller's transaction. The import feeds it chunk by chunk with the records it has in memory (nothing is
-    read back); ``replaced`` names turns that may hold an older suggestion of this version (a re-import)."""
+    read back); ``replaced`` names turns that may hold an older suggestion of this version (a re-import).
+
+    With ``overlap`` (the import) the model runs on a chunk in a background thread while the caller goes on
+    writing that chunk's turns, links and comments and reading the next chunk: the model is NumPy on whole
+    arrays, which runs without the GIL, and the caller mostly waits on PostgreSQL, so the two share the time
+    instead of adding up. The chunk's rows are written on the caller's connection (its transaction) at the
+    next ``write`` or at ``finish``, so every turn has its suggestion when the import commits. Only the
+    model's arithmetic leaves the thread that owns the connection."""
 
     COLUMNS = "run_id, turn_id, techniques, client_states, dialog_act_rated, scores"
 
-    def __init__(self, model: SuggesterModel) -> None:
+    def __init__(self, model: SuggesterModel, *, overlap: bool = False) -> None:
         self.model = model
         self.run = suggestion_run(model)
+        self.overlap = overlap
         self._labels_json: dict[tuple, str] = {}
+        self._pending: _Predicting | None = None
+        # (session, seq) -> text of the previous chunk's turns: a session's turn before the first of a chunk
+        self._previous_chunk: dict[tuple, str] = {}
 
     @classmethod
     def for_import(cls) -> SuggestionWriter | None:
         model = current_model()
-        return cls(model) if model is not None else None
+        return cls(model, overlap=True) if model is not None else None
 
     def write(self, turns: Sequence[tuple[int, object]], *, replaced: Sequence[int] = ()) -> int:
         """``turns``: (turn id, an object with ``speaker``, ``stage``, ``text``, ``nonverbal``)."""
+        self._store_pending()
         if replaced:
             RunTurn.objects.filter(run=self.run, turn_id__in=list(replaced)).delete()
-        turns = [(turn_id, turn) for turn_id, turn in turns if turn.speaker in AXIS_OF_SPEAKER]
+        inputs = self._inputs(turns)
+        kept = [i for i, (_, turn) in enumerate(turns) if turn.speaker in AXIS_OF_SPEAKER]
+        turns, inputs = [turns[i] for i in kept], [inputs[i] for i in kept]
         if not turns:
             return 0
-        inputs = [TurnInput(t.text, t.stage, t.nonverbal or ()) for _, t in turns]
-        predictions = self.model.predict(inputs, [t.speaker for _, t in turns])
+        if self.overlap:
+            self._pending = _Predicting(self.model, turns, inputs)
+        else:
+            self._store(turns, _predict(self.model, turns, inputs))
+        return len(turns)
+
+    def _inputs(self, turns: Sequence[tuple[int, object]]) -> list[TurnInput]:
+        """What the model reads of each turn, with ``previous``: the text of the session's turn at seq - 1
+        (the safety scorer reads the counselor's question before an answer; without it the shipped model
+        misses disclosures it finds in cross-validation). From this chunk or the one before, as the import
+        and ``suggestions_refresh`` write sessions in order; else read back in one query (a chunk's first
+        turn whose neighbour was written earlier, or a re-imported turn whose neighbour the file lacks)."""
+        here = {(_session_of(turn), turn.seq): turn.text or "" for _, turn in turns}
+        before, missing, previous = self._previous_chunk, [], []
+        for turn_id, turn in turns:
+            key = (_session_of(turn), turn.seq - 1)
+            text = here.get(key)
+            if text is None:
+                text = before.get(key)
+            if text is None and turn.seq > 0:
+                missing.append(turn_id)
+            previous.append(text or "")
+        if missing:
+            stored = dict(
+                Turn.objects.filter(pk__in=missing)
+                .annotate(
+                    previous_text=Subquery(
+                        Turn.objects.filter(session_id=OuterRef("session_id"), seq=OuterRef("seq") - 1).values("text")[
+                            :1
+                        ]
+                    )
+                )
+                .values_list("pk", "previous_text")
+            )
+            previous = [text or stored.get(turn_id) or "" for (turn_id, _), text in zip(turns, previous, strict=True)]
+        self._previous_chunk = here
+        return [
+            TurnInput(turn.text or "", turn.stage or "", turn.nonverbal or (), text)
+            for (_, turn), text in zip(turns, previous, strict=True)
+        ]
+
+    def finish(self) -> None:
+        self._store_pending()
+        run_sessions_forget(self.run)
+        transaction.on_commit(lambda: run_sessions_forget(self.run))
+
+    def _store_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._store(pending.turns, pending.result())
+
+    def _store(self, turns, predictions) -> None:
         if connection.vendor == "postgresql":
             self._copy(turns, predictions)
         else:
             self._bulk_create(turns, predictions)
-        return len(turns)
-
-    def finish(self) -> None:
-        run_sessions_forget(self.run)
-        transaction.on_commit(lambda: run_sessions_forget(self.run))
 
     def _copy(self, turns, predictions) -> None:
         """Text COPY of rows whose JSON is written here: the codes are plain identifiers and the numbers
         floats, so nothing needs escaping, and there is no ``json.dumps`` per value (it was a fifth of the
-        cost)."""
+        cost). ``scores`` keeps the probabilities of the labels suggested, which the pages show (``NULL``
+        when none is); the runners-up the model also ranks (``suggest_labels --input`` prints them) are not
+        stored: nothing reads them, they were three quarters of the jsonb the server parsed, and ranking them
+        was two thirds of the model's time (``predict(runners_up=0)``)."""
         run_id, labels_json, lines = self.run.pk, self._labels_json, []
         for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True):
             listed = labels_json.get(tuple(labels))
             if listed is None:
                 listed = labels_json[tuple(labels)] = json.dumps(labels)
-            shown = "{" + ", ".join(f'"{code}": {p!r}' for code, p in scores) + "}"
+            shown = "{" + ", ".join(f'"{code}": {p!r}' for code, p in scores) + "}" if labels else "\\N"
             if turn.speaker == "counselor":
                 lines.append(f"{run_id}\t{turn_id}\t{listed}\t\\N\tf\t{shown}\n")
             else:
@@ -179,7 +276,7 @@ class SuggestionWriter:
                     turn_id=turn_id,
                     techniques=labels if turn.speaker == "counselor" else None,
                     client_states=labels if turn.speaker == "client" else None,
-                    scores=dict(scores),
+                    scores=dict(scores) or None,
                 )
                 for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True)
             ],

@@ -75,3 +75,12 @@ def repository_turns(sources: list[Path], *, except_sessions: set[str]) -> list[
         found = read_folder(source) if source.is_dir() else read_jsonl_file(source)
         turns += [t for t in found if t.session not in except_sessions]
     return turns
+
+
+# Sessions added for the safety states (veiled and direct disclosures, and hard negatives): trained on, but
+# the cross-validated figures are reported over the other sessions, so they compare with earlier models'.
+EXTRA_SESSIONS = ("SGS_",)
+
+
+def evaluated_sessions(turns: list[LabelledTurn]) -> list[LabelledTurn]:
+    return [t for t in turns if not t.session.startswith(EXTRA_SESSIONS)]

@@ -57,7 +57,7 @@ _CHANGED = "m.session_id IS NULL OR m.figures_digest <> g.figures_digest OR m.re
 _TAGS_CHANGED = f"{_CHANGED} OR m.tags_digest <> COALESCE(t.digest, '')"
 
 
-def _snapshot_rows(day: datetime.date, due: str) -> list[tuple]:
+def _snapshot_rows(day: datetime.date, due: str, trainee_ids: list[int] | None = None) -> list[tuple]:
     if connection.vendor != "postgresql":
         # No revision marks or tag digests off PostgreSQL (the embedded SQLite of `make run`): every
         # per-session snapshot of the day, in the same shape and order, as a full recompute reads them.
@@ -68,21 +68,39 @@ def _snapshot_rows(day: datetime.date, due: str) -> list[tuple]:
                 "pk", "session_id", "trainee_id", "figures_digest"
             )
         ]
+    if trainee_ids is not None:
+        due = f"({due}) AND g.trainee_id = ANY(%(trainees)s)"
     with connection.cursor() as cursor:
-        cursor.execute(_SNAPSHOTS_SQL.format(due=due), {"day": day})
+        cursor.execute(_SNAPSHOTS_SQL.format(due=due), {"day": day, "trainees": trainee_ids})
         return cursor.fetchall()
 
 
-def tags_nightly(*, day: datetime.date, full: bool = False) -> dict:
+def tags_pending(*, day: datetime.date) -> list[int]:
+    """The nightly chunks' part of this step (``settings.NIGHTLY_STEP_PARTS``): the trainees with snapshots
+    of ``day`` the step would read (none off PostgreSQL, where the step reads every snapshot itself)."""
+    if connection.vendor != "postgresql":
+        return []
+    return sorted({row[2] for row in _snapshot_rows(day, _TAGS_CHANGED)})
+
+
+def tags_prepare(*, day: datetime.date, ids: list[int]) -> dict:
+    """``tags_nightly`` for the trainees ``ids`` only (a chunk of the night; the verification is left to the
+    step): a trainee's tags depend on their own sessions alone, so chunks of trainees give what one run gives."""
+    return tags_nightly(day=day, trainee_ids=list(ids))
+
+
+def tags_nightly(*, day: datetime.date, full: bool = False, trainee_ids: list[int] | None = None) -> dict:
     """Feeds the per-session snapshots computed for ``day`` that are new to the tag lifecycle (all of them
     with ``full``; idempotent either way: evidence is unique per tag, session and event), then runs the
     verification check as of the end of ``day``. Counts what it read (``snapshots``, ``critiques``,
     ``contradiction_checks``) and what it newly recorded (``evidence``, ``contradictions``).
 
-    Each phase is one ``TagBook`` (one transaction, a few queries) however many snapshots it reads."""
+    Each phase is one ``TagBook`` (one transaction, a few queries) however many snapshots it reads.
+    ``trainee_ids`` limits the run to those trainees' snapshots and leaves out the verification (a chunk of
+    the Celery night, ``tags_prepare``)."""
     full = full or connection.vendor != "postgresql"  # revision marks and tag digests are PostgreSQL's
     at = run_moment(day)
-    changed = _snapshot_rows(day, "true" if full else _CHANGED)
+    changed = _snapshot_rows(day, "true" if full else _CHANGED, trainee_ids)
     snapshots = _serialized([row[0] for row in changed], {})
     skipped = risk_assessment_skipped(row[1] for row in changed)
     critiques = accepted_deviation_critiques(session_ids=[row[1] for row in changed])
@@ -93,7 +111,7 @@ def tags_nightly(*, day: datetime.date, full: bool = False) -> dict:
         book.write()
     # Every tag the night created exists now: check the contradictions of the changed sessions and of
     # the sessions of trainees whose tags changed since those sessions were read.
-    checked = _snapshot_rows(day, "true" if full else _TAGS_CHANGED)
+    checked = _snapshot_rows(day, "true" if full else _TAGS_CHANGED, trainee_ids)
     snapshots = _serialized([row[0] for row in checked], snapshots)
     read = {row[1] for row in changed}
     skipped |= risk_assessment_skipped(row[1] for row in checked if row[1] not in read)
@@ -109,7 +127,7 @@ def tags_nightly(*, day: datetime.date, full: bool = False) -> dict:
         "contradiction_checks": len(checked),
         "evidence": evidence["evidence"] + created,
         "contradictions": contradictions["contradictions"],
-        "verification": tags_nightly_check(day=day),
+        "verification": tags_nightly_check(day=day) if trainee_ids is None else {},
     }
 
 

@@ -569,8 +569,11 @@ def risk_assessment_skipped(session_ids: Iterable[int]) -> dict[int, bool]:
     """Per session with safety events (CONTRACT §8): True when one of them went unanswered — so order
     counts: an assessment long after the disclosure, or before it, does not clear it; False when every
     event was answered. Sessions without events are left out. One query for any number of sessions."""
+    session_ids = list(session_ids)
+    if not session_ids:  # the usual second read of an ordinary night: no query (building it alone is 20 ms)
+        return {}
     answered: dict[int, bool] = {}
-    events = events_of_all_trainees().filter(turn__session_id__in=list(session_ids)).order_by()
+    events = events_of_all_trainees().filter(turn__session_id__in=session_ids).order_by()
     for session_id, was_answered in events.values_list("session_id", "answered"):
         answered[session_id] = answered.get(session_id, True) and was_answered
     return {session_id: not every for session_id, every in answered.items()}

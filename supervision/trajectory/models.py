@@ -18,6 +18,14 @@ class TrajectoryLabel(models.TextChoices):
     HARMFUL = HARMFUL, _("해로운 (harmful)")
 
 
+class AuditLabels(models.TextChoices):
+    """What a session's audits read (CONTRACT §9): the labels people gave, or — in a session none of whose
+    turns carries a technique or client state — the label suggester's (the pages say 「AI 추정 라벨 기준」)."""
+
+    GIVEN = "given", _("입력된 라벨")
+    SUGGESTED = "suggested", _("AI 추정 라벨")
+
+
 class TrajectoryAudit(models.Model):
     """The engine's verdict on one window of turns. A review aid, not a clinical judgement.
 
@@ -71,6 +79,8 @@ class AuditedRevision(models.Model):
     session = models.OneToOneField(Session, on_delete=models.CASCADE, primary_key=True, related_name="+")
     revision = models.BigIntegerField()
     engine_version = models.CharField(max_length=40)
+    # One basis for all of a session's windows: a session is labelled or it is not.
+    labels = models.CharField(max_length=16, choices=AuditLabels.choices, default=AuditLabels.GIVEN)
 
     class Meta:
         db_table = "trajectory_audited_revision"

@@ -40,6 +40,14 @@ def audit_pending(session: Session | int) -> bool:
     return bool(row and row[0])
 
 
+def audit_labels(session: Session | int) -> str | None:
+    """What the session's stored audits read (CONTRACT §9): ``"given"`` (the labels people gave) or
+    ``"suggested"`` (none given: the label suggester's, and the pages say 「AI 추정 라벨 기준」); ``None``
+    before its first audit. The caller checks access."""
+    session_id = session if isinstance(session, int) else session.pk
+    return AuditedRevision.objects.filter(session_id=session_id).values_list("labels", flat=True).first()
+
+
 def audits_for(session: Session | int) -> list[dict[str, Any]]:
     """The stored audits of one session in window order, in one query. The caller checks access."""
     session_id = session if isinstance(session, int) else session.pk

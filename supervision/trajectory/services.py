@@ -13,9 +13,11 @@ Which sessions changed: the gauge's revision marks (``gauge_session_revision``, 
 on turns, technique and client-state links and accepted comments, whoever writes). ``AuditedRevision``
 keeps, per session, the revision and engine version its audits were computed from.
 
-Many sessions (a first night, a new engine version) are spread over ``settings.TRAJECTORY_AUDIT_PROCESSES``
-worker processes, each reading, auditing and storing whole batches on a database connection of its own.
-The engine is deterministic, so the rows are the same whatever the number of processes.
+Many sessions audited by a command (``audit_trajectories``, ``compute_gauges``) are spread over
+``settings.TRAJECTORY_AUDIT_PROCESSES`` local processes, each reading, auditing and storing whole batches
+on a database connection of its own. Inside a Celery task there is no such pool: the nightly task splits a
+big night into chunk tasks (``trajectory_prepare``, see ``supervision.nightly``) that any worker takes.
+The engine is deterministic, so the rows are the same whatever the number of processes or workers.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 from supervision.trajectory.engine.audit import audit_sessions
 from supervision.trajectory.engine.extractor import ClinicalState
 from supervision.trajectory.engine.resources import engine_version, load_resources
-from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, TrajectoryAudit
+from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, AuditLabels, TrajectoryAudit
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +111,7 @@ class BatchRows:
     rows: list[tuple]
     kept: dict[int, int]
     turns: int
+    suggested: frozenset[int] = frozenset()  # sessions audited on the suggester's labels (CONTRACT §9)
 
 
 def window_bounds(n_turns: int, size: int = WINDOW_TURNS, stride: int = WINDOW_STRIDE) -> list[tuple[int, int]]:
@@ -175,9 +178,46 @@ def _nonverbal_cues(as_json: str | None, empty: list[str]) -> list:
     return json.loads(as_json) or empty
 
 
-def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, computed_at: dt.datetime) -> BatchRows:
+def with_suggested_labels(
+    sessions: list[tuple[int, list[TurnRow]]],
+) -> tuple[list[tuple[int, list[TurnRow]]], frozenset[int]]:
+    """CONTRACT §9: a session none of whose turns carries a technique or client state is audited on the
+    label suggester's labels less what supervisors dismissed (``effective_labels``), when it has any; the
+    sessions so labelled are returned beside. Labelled sessions cost nothing here (no query)."""
+    bare = {session_id for session_id, rows in sessions if rows and not any(row[5] or row[6] for row in rows)}
+    if not bare:
+        return sessions, frozenset()
+    # Imported here: the suggester's model (NumPy, SciPy) is loaded only when a session needs it.
+    from supervision.suggesting.selectors import effective_labels
+
+    labels = effective_labels(bare, by_utterance=True)
+    if not labels:
+        return sessions, frozenset()
+    out, suggested, empty = [], set(), []
+    for session_id, rows in sessions:
+        if session_id in bare and any(row[1] in labels for row in rows):
+            rows = [
+                (seq, uid, speaker, text, nonverbal, *_on_axis(speaker, labels.get(uid, empty), empty))
+                for seq, uid, speaker, text, nonverbal, _techniques, _states in rows
+            ]
+            suggested.add(session_id)
+        out.append((session_id, rows))
+    return out, frozenset(suggested)
+
+
+def _on_axis(speaker: str, codes: list[str], empty: list[str]) -> tuple[list[str], list[str]]:
+    return (codes, empty) if speaker == "counselor" else (empty, codes)
+
+
+def audit_rows(
+    sessions: Sequence[tuple[int, Sequence[TurnRow]]],
+    version: str,
+    computed_at: dt.datetime,
+    *,
+    suggested: frozenset[int] = frozenset(),
+) -> BatchRows:
     """The engine over every window of the given sessions, as rows for COPY. Pure: no database, so it runs
-    the same in this process or a worker."""
+    the same in this process or a worker. ``suggested``: the sessions whose labels are the suggester's."""
     kept: dict[int, int] = {}
     n_turns = 0
     work: list[tuple[Sequence[TurnRow], list[tuple[int, int]]]] = []
@@ -206,7 +246,7 @@ def audit_rows(sessions: Sequence[tuple[int, Sequence[TurnRow]]], version: str, 
         for (session_id, rows), (_rows, bounds), results in zip(sessions, work, audits, strict=True)
         for index, ((start, end), result) in enumerate(zip(bounds, results, strict=True))
     ]
-    return BatchRows(out, kept, n_turns)
+    return BatchRows(out, kept, n_turns, suggested)
 
 
 class _StatesJson:
@@ -288,13 +328,19 @@ def _store(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRu
         )
         removed = cursor.rowcount
         cursor.execute(
-            f"INSERT INTO {AuditedRevision._meta.db_table} (session_id, revision, engine_version) "
-            "SELECT k.sid, k.revision, %s FROM unnest(%s::bigint[], %s::bigint[]) AS k(sid, revision) "
+            f"INSERT INTO {AuditedRevision._meta.db_table} (session_id, revision, engine_version, labels) "
+            "SELECT k.sid, k.revision, %s, k.labels "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::varchar[]) AS k(sid, revision, labels) "
             "JOIN sessions s ON s.id = k.sid "
-            "ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, engine_version = EXCLUDED.engine_version",
-            [version, session_ids, [revisions[s] for s in session_ids]],
+            "ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, "
+            "engine_version = EXCLUDED.engine_version, labels = EXCLUDED.labels",
+            [version, session_ids, [revisions[s] for s in session_ids], [_labels_of(batch, s) for s in session_ids]],
         )
     return AuditRunSummary(sessions=len(session_ids), windows=len(batch.rows), turns=batch.turns, removed=removed)
+
+
+def _labels_of(batch: BatchRows, session_id: int) -> str:
+    return AuditLabels.SUGGESTED if session_id in batch.suggested else AuditLabels.GIVEN
 
 
 def _store_portably(batch: BatchRows, revisions: dict[int, int], version: str) -> AuditRunSummary:
@@ -315,10 +361,15 @@ def _store_portably(batch: BatchRows, revisions: dict[int, int], version: str) -
             stale |= models.Q(session_id=session_id, window_index__gte=count)
         removed, _ = TrajectoryAudit.objects.filter(stale).delete()
         AuditedRevision.objects.bulk_create(
-            [AuditedRevision(session_id=s, revision=revisions[s], engine_version=version) for s in batch.kept],
+            [
+                AuditedRevision(
+                    session_id=s, revision=revisions[s], engine_version=version, labels=_labels_of(batch, s)
+                )
+                for s in batch.kept
+            ],
             update_conflicts=True,
             unique_fields=["session"],
-            update_fields=["revision", "engine_version"],
+            update_fields=["revision", "engine_version", "labels"],
         )
     return AuditRunSummary(sessions=len(batch.kept), windows=len(rows), turns=batch.turns, removed=removed)
 
@@ -348,13 +399,25 @@ def _pool_size(n_sessions: int, processes: int | None) -> int:
         # A Celery prefork child may not start processes of its own: audit here, one core.
         logger.info("trajectory audit: running in one process (this process is a daemon)")
         return 1
+    if _in_worker_task():
+        # A worker's task never starts processes (a solo worker could): the night scales out by chunk
+        # tasks over every worker, on every machine, not by a pool on one of them.
+        return 1
     return wanted
+
+
+def _in_worker_task() -> bool:
+    from celery import current_task
+
+    # the proxy is falsy outside a task
+    return bool(current_task) and not current_task.request.is_eager and not current_task.request.called_directly
 
 
 def _audit_batch(session_ids: list[int], version: str, computed_at: dt.datetime) -> AuditRunSummary:
     """Read, audit and store one batch of sessions (the write is one transaction)."""
     revisions, sessions = _read_batch(session_ids)
-    return _store(audit_rows(sessions, version, computed_at), revisions, version)
+    sessions, suggested = with_suggested_labels(sessions)
+    return _store(audit_rows(sessions, version, computed_at, suggested=suggested), revisions, version)
 
 
 def _audit(ids: list[int], *, batch_size: int, processes: int | None) -> AuditRunSummary:
@@ -440,39 +503,24 @@ def trajectory_nightly(*, day: dt.date, full: bool = False, processes: int | Non
     audit (``sessions_to_audit``), or every session with ``full``.
 
     ``day`` only labels the run; audits are per session, not per day, so the step is safe to run twice.
-    The result counts what was done: ``sessions`` audited (0 on a night where nothing changed), and
-    ``queued``, the sessions handed to the worker's other processes (``_share_with_worker_children``).
+    The result counts what was done: ``sessions`` audited (0 on a night where nothing changed, or where
+    the night's chunk tasks audited them all first).
     """
     ids = list(Session.objects.order_by("id").values_list("id", flat=True)) if full else sessions_to_audit()
-    here, queued = _share_with_worker_children(ids, processes)
     try:
-        summary = _audit(here, batch_size=BATCH_SESSIONS, processes=processes)
+        summary = _audit(ids, batch_size=BATCH_SESSIONS, processes=processes)
     finally:
         pagecache.everyone_changed()  # many trainees' session pages show the audits
-    return {"day": day.isoformat(), **summary.as_dict(), "queued": len(queued)}
+    # "queued" stays in the result's shape; it is 0 since the Celery night audits a big night in chunk
+    # tasks of its own (``trajectory_prepare``) before this step, rather than this step queueing parts.
+    return {"day": day.isoformat(), **summary.as_dict(), "queued": 0}
 
 
-def _share_with_worker_children(ids: list[int], processes: int | None) -> tuple[list[int], list[int]]:
-    """(audited here, queued). The scheduled night runs in a Celery prefork child, a daemon, which may not
-    start processes of its own: there the sessions of a big night are shared with the worker's other
-    children instead, all but a first part queued as ``supervision.audit_sessions`` tasks, so every core
-    audits. A queued part is recorded in ``AuditedRevision`` when done; one that is lost is simply audited
-    again the next night. Elsewhere (``compute_gauges``, a solo worker) the process pool does it."""
-    wanted = settings.TRAJECTORY_AUDIT_PROCESSES if processes is None else processes
-    if wanted <= 1 or len(ids) < POOL_MIN_SESSIONS or not multiprocessing.current_process().daemon:
-        return ids, []
-    from portal.queue import enqueue
-    from supervision.trajectory.tasks import audit_sessions  # the task module imports this one
+def trajectory_pending(*, day: dt.date) -> list[int]:
+    """The nightly chunks' part (``settings.NIGHTLY_SESSION_WORK``): the sessions this step would audit."""
+    return sessions_to_audit()
 
-    # Several parts per child, so the children finish at about the same time.
-    size = math.ceil(len(ids) / (wanted * 4))
-    parts = [ids[start : start + size] for start in range(0, len(ids), size)]
-    for part in parts[1:]:
-        enqueue(audit_sessions, part, in_process_if_down=True)
-    logger.info(
-        "trajectory audit: %d sessions here, %d queued in %d parts",
-        len(parts[0]),
-        len(ids) - len(parts[0]),
-        len(parts) - 1,
-    )
-    return parts[0], [session_id for part in parts[1:] for session_id in part]
+
+def trajectory_prepare(*, day: dt.date, ids: list[int]) -> dict[str, int]:
+    """Audits the sessions ``ids`` in this process (a chunk task of the night: the workers are the processes)."""
+    return trajectory_audit_sessions(session_ids=ids, processes=1).as_dict()

@@ -6,7 +6,8 @@ from supervision.trajectory.services import trajectory_audit_sessions
 @shared_task(name="supervision.audit_sessions", acks_late=True)
 def audit_sessions(session_ids: list[int]) -> dict:
     """Audits the given sessions' trajectories (queued after an import commits)."""
-    return trajectory_audit_sessions(session_ids=session_ids).as_dict()
+    # in this process: a worker's task starts no processes of its own (the workers are the processes)
+    return trajectory_audit_sessions(session_ids=session_ids, processes=1).as_dict()
 
 
 def queue_session_audits(session_ids: list[int]) -> None:

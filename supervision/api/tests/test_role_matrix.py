@@ -39,6 +39,7 @@ MATRIX = (
     Row("api:session-list", "get", EVERYONE),
     Row("api:session-detail", "get", A_ONLY, {"pk": "@session_a"}),
     Row("api:session-golden", "get", A_ONLY, {"pk": "@session_a"}),
+    Row("api:session-trajectory", "get", A_ONLY, {"pk": "@session_a"}),
     Row("api:comment-list", "get", EVERYONE),
     # supervisor_b cannot see turn_a, so for them it does not exist: 400 naming the field, like a made-up id.
     Row(

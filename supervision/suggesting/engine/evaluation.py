@@ -16,7 +16,12 @@ from .training import Fitted, Settings, fit
 
 
 def _as_model(fitted: Fitted) -> SuggesterModel:
-    return SuggesterModel(meta={"model_version": "portal-suggester-0"}, vectoriser=fitted.vectoriser, axes=fitted.axes)
+    return SuggesterModel(
+        meta={"model_version": "portal-suggester-0"},
+        vectoriser=fitted.vectoriser,
+        axes=fitted.axes,
+        safety=fitted.safety,
+    )
 
 
 def held_out_suggestions(
@@ -80,3 +85,42 @@ def session_folds(turns: Sequence[LabelledTurn], count: int, *, seed: int = 0) -
     rng = np.random.default_rng(seed)
     rng.shuffle(sessions)
     return [set(sessions[i::count]) for i in range(min(count, len(sessions)))]
+
+
+def safety_folds_study(
+    evaluated: Sequence[LabelledTurn],
+    extra: Sequence[LabelledTurn],
+    folds: Sequence[set[str]],
+    *,
+    label_codes: dict,
+    safety: frozenset[str],
+    settings: Settings | None = None,
+) -> tuple[list[list[str]], list[dict[str, float]]]:
+    """``held_out_suggestions`` for the client turns alone (the client-state axis, safety scorer included),
+    with each turn's probabilities of the safety-critical states: the study of what the safety states miss."""
+    predicted: list[list[str]] = [[] for _ in evaluated]
+    scores: list[dict[str, float]] = [{} for _ in evaluated]
+    for fold in folds:
+        train = [t for t in evaluated if t.session not in fold] + [t for t in extra if t.session not in fold]
+        fold_rows = [i for i, t in enumerate(evaluated) if t.session in fold]
+        if not fold_rows:
+            continue
+        fitted = fit(train, label_codes=label_codes, safety=safety, settings=settings, only=("client_states",))
+        model = _as_model(fitted)
+        # inputs over the whole fold, so each client turn has the counselor turn before it
+        fold_inputs = dict(zip(fold_rows, inputs([evaluated[i] for i in fold_rows]), strict=True))
+        test = [i for i in fold_rows if evaluated[i].speaker == "client"]
+        turns = [evaluated[i] for i in test]
+        turn_inputs = [fold_inputs[i] for i in test]
+        axis = model.axes["client_states"]
+        probabilities = axis.probabilities(model.vectoriser.transform(turn_inputs))
+        if model.safety is not None:
+            columns = [axis.labels.index(label) for label in model.safety.labels]
+            probabilities[:, columns] = model.safety.probabilities(turn_inputs)
+        wanted = [(j, label) for j, label in enumerate(axis.labels) if label in safety]
+        for row, (i, suggestion) in enumerate(
+            zip(test, model.suggest(turn_inputs, [t.speaker for t in turns]), strict=True)
+        ):
+            predicted[i] = suggestion.labels
+            scores[i] = {label: float(probabilities[row, j]) for j, label in wanted}
+    return predicted, scores

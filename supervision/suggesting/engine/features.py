@@ -25,6 +25,7 @@ _PRIME = np.uint32(1_000_003)
 _MIX = np.uint32(0x9E3779B1)  # Fibonacci hashing: spreads the low bits over the high ones kept
 _SALT_TEXT = 0x51ED27
 _SALT_PREVIOUS = 0xA3B19C
+_SALT_CROSS = 0x3C6EF3
 _SPACE, _SEPARATOR = 32, 0
 
 
@@ -37,9 +38,19 @@ class FeatureSpec:
     # Off: the previous turn's 2–3-grams lowered techniques micro-F1 by 0.01 in the cross-validation and cost
     # a third of the featurising time. (0, 0) = not read.
     previous_ngrams: tuple[int, int] = (0, 0)
+    # Character n-grams of the turn that may span words (scikit-learn's ``char`` analyzer): "죽고 싶은 건
+    # 아니에요" is a denial only across its words. (0, 0) = none; the safety scorer reads them.
+    cross_ngrams: tuple[int, int] = (0, 0)
 
     def as_dict(self) -> dict:
-        return {"bits": self.bits, "text_ngrams": list(self.text_ngrams), "previous_ngrams": list(self.previous_ngrams)}
+        found = {
+            "bits": self.bits,
+            "text_ngrams": list(self.text_ngrams),
+            "previous_ngrams": list(self.previous_ngrams),
+        }
+        if self.cross_ngrams[1] > 0:  # absent otherwise, so a spec without them reads as before
+            found["cross_ngrams"] = list(self.cross_ngrams)
+        return found
 
     @classmethod
     def from_dict(cls, data: dict) -> FeatureSpec:
@@ -47,6 +58,7 @@ class FeatureSpec:
             bits=int(data["bits"]),
             text_ngrams=tuple(int(n) for n in data["text_ngrams"]),
             previous_ngrams=tuple(int(n) for n in data["previous_ngrams"]),
+            cross_ngrams=tuple(int(n) for n in data.get("cross_ngrams", (0, 0))),
         )
 
 
@@ -75,8 +87,11 @@ def _points(texts: list[str]) -> np.ndarray:
     return points
 
 
-def _ngram_buckets(texts: list[str], ngrams: tuple[int, int], salt: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row, bucket) of every n-gram of ``texts``, for n in ``ngrams``."""
+def _ngram_buckets(
+    texts: list[str], ngrams: tuple[int, int], salt: int, bits: int, *, across_words: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """(row, bucket) of every n-gram of ``texts``, for n in ``ngrams``; with ``across_words`` n-grams may
+    hold spaces (not two in a row)."""
     if not texts:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     points = _points(texts)
@@ -104,6 +119,8 @@ def _ngram_buckets(texts: list[str], ngrams: tuple[int, int], salt: int, bits: i
                 valid = separators[n:] == separators[:count]
                 if n == 2:  # a run of spaces (in the text itself) is no n-gram
                     valid &= ~(is_space[:count] & is_space[1:])
+                elif across_words:
+                    valid &= ~(is_space[n - 2 : n - 2 + count] & is_space[n - 1 :])
                 else:
                     valid &= spaces[n - 1 : n - 1 + count] == spaces[1 : 1 + count]
             salted = hashes[valid] ^ np.uint32((salt * 131 + n) & 0xFFFFFFFF)
@@ -118,11 +135,20 @@ def turn_buckets(turns: Sequence[TurnInput], spec: FeatureSpec) -> tuple[np.ndar
     """(row, bucket) pairs of the turns' own text and cues and of the previous turns' text."""
     own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
     rows, buckets = _ngram_buckets(own, spec.text_ngrams, _SALT_TEXT, spec.bits)
-    if spec.previous_ngrams[1] <= 0:
+    parts_rows, parts_buckets = [rows], [buckets]
+    if spec.cross_ngrams[1] > 0:
+        texts = [t.text for t in turns]
+        found = _ngram_buckets(texts, spec.cross_ngrams, _SALT_CROSS, spec.bits, across_words=True)
+        parts_rows.append(found[0])
+        parts_buckets.append(found[1])
+    if spec.previous_ngrams[1] > 0:
+        previous = [t.previous for t in turns]
+        found = _ngram_buckets(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)
+        parts_rows.append(found[0])
+        parts_buckets.append(found[1])
+    if len(parts_rows) == 1:
         return rows, buckets
-    previous = [t.previous for t in turns]
-    prev_rows, prev_buckets = _ngram_buckets(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)
-    return np.concatenate((rows, prev_rows)), np.concatenate((buckets, prev_buckets))
+    return np.concatenate(parts_rows), np.concatenate(parts_buckets)
 
 
 def meta_entries(turns: Sequence[TurnInput]) -> tuple[np.ndarray, np.ndarray]:

@@ -50,16 +50,40 @@ class AxisModel:
 
 
 @dataclass
+class SafetyScorer:
+    """The safety-critical client states' own scorer: its features read more than the turn's words (n-grams
+    across words, the turn before it — usually the counselor's question), because disclosures are often
+    answers ("일주일에 두세 번이요") or veiled. Its probabilities replace the client-state axis's for its
+    labels; their thresholds stay in that axis."""
+
+    labels: list[str]
+    vectoriser: Vectoriser
+    coef: np.ndarray  # vectoriser width × labels, float32
+    intercept: np.ndarray
+    c: float | None = None  # the regularisation the inner cross-validation chose (a record only)
+
+    def probabilities(self, turns: Sequence[TurnInput]) -> np.ndarray:
+        scores = np.asarray(self.vectoriser.transform(turns) @ self.coef) + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(scores, -30, 30)))
+
+
+@dataclass
 class Suggestion:
     labels: list[str]
     scores: dict[str, float]
 
 
 class SuggesterModel:
-    def __init__(self, *, meta: dict, vectoriser: Vectoriser, axes: dict[str, AxisModel]) -> None:
+    def __init__(
+        self, *, meta: dict, vectoriser: Vectoriser, axes: dict[str, AxisModel], safety: SafetyScorer | None = None
+    ) -> None:
         self.meta = meta
         self.vectoriser = vectoriser
         self.axes = axes
+        self.safety = safety
+        self._safety_columns: list[int] = []
+        if safety is not None and CLIENT_STATES in axes:
+            self._safety_columns = [axes[CLIENT_STATES].labels.index(label) for label in safety.labels]
 
     @property
     def version(self) -> str:
@@ -74,9 +98,15 @@ class SuggesterModel:
         model's label order) and the probability of each plus at most ``RUNNERS_UP`` more, rounded to 4."""
         return [Suggestion(labels, dict(scores)) for labels, scores in self.predict(turns, speakers)]
 
-    def predict(self, turns: Sequence[TurnInput], speakers: Sequence[str]) -> list[Prediction]:
+    def predict(
+        self, turns: Sequence[TurnInput], speakers: Sequence[str], *, runners_up: int = RUNNERS_UP
+    ) -> list[Prediction]:
         """``suggest`` as plain tuples (labels, [(label, probability), …]): what the import writes, for
-        tens of thousands of turns at a time, without an object per turn more than it needs."""
+        tens of thousands of turns at a time, without an object per turn more than it needs.
+
+        ``runners_up=0`` gives the probabilities of the suggested labels only. The import and the audit ask
+        for that: ranking every turn's runners-up (a partition and a sort of each row, and rounding the whole
+        matrix) was two thirds of the model's time on 25,600 turns, and they never read them."""
         result: list[Prediction] = [_NOTHING] * len(turns)
         if not turns:
             return result
@@ -84,33 +114,46 @@ class SuggesterModel:
         speakers = np.asarray(speakers)
         for speaker, axis_name in AXIS_OF_SPEAKER.items():
             rows = np.flatnonzero(speakers == speaker)
-            if not len(rows):
+            if not len(rows) or axis_name not in self.axes:
                 continue
             axis = self.axes[axis_name]
             probabilities = axis.probabilities(matrix[rows])
+            safety_columns = self._safety_columns if axis_name == CLIENT_STATES else []
+            if safety_columns:
+                probabilities[:, safety_columns] = self.safety.probabilities([turns[r] for r in rows])
             chosen = probabilities >= axis.thresholds
             if axis.min_labels:
                 has_words = np.fromiter((bool(turns[r].text.strip()) for r in rows), dtype=bool, count=len(rows))
                 empty = has_words & ~chosen.any(axis=1)
-                chosen[np.flatnonzero(empty), probabilities[empty].argmax(axis=1)] = True
-            widest = min(int(chosen.sum(axis=1).max(initial=0)) + RUNNERS_UP, probabilities.shape[1])
-            # the ``widest`` most likely labels of each row, most likely first (a partition, then a sort of those)
-            top = np.argpartition(-probabilities, widest - 1, axis=1)[:, :widest]
-            order = np.take_along_axis(
-                top, np.argsort(-np.take_along_axis(probabilities, top, axis=1), axis=1, kind="stable"), axis=1
-            ).tolist()
-            rounded = np.round(probabilities.astype(np.float64), 4).tolist()
-            picked_rows, picked_columns = np.nonzero(chosen)
+                # never a safety state below its threshold: its scorer is not calibrated against the others
+                fill = probabilities[empty]
+                fill[:, safety_columns] = -1.0
+                chosen[np.flatnonzero(empty), fill.argmax(axis=1)] = True
+            picked_rows, picked_columns = np.nonzero(chosen)  # row by row, columns ascending: the model's order
             ends = np.cumsum(np.bincount(picked_rows, minlength=len(rows))).tolist()
             picked = picked_columns.tolist()
             labels = axis.labels
+            if runners_up:
+                widest = min(int(chosen.sum(axis=1).max(initial=0)) + runners_up, probabilities.shape[1])
+                # the ``widest`` most likely labels of each row, most likely first (a partition, then a sort)
+                top = np.argpartition(-probabilities, widest - 1, axis=1)[:, :widest]
+                order = np.take_along_axis(
+                    top, np.argsort(-np.take_along_axis(probabilities, top, axis=1), axis=1, kind="stable"), axis=1
+                ).tolist()
+                rounded = np.round(probabilities.astype(np.float64), 4).tolist()
+            else:
+                shown = np.round(probabilities[picked_rows, picked_columns].astype(np.float64), 4).tolist()
             start = 0
             for i, row in enumerate(rows.tolist()):
                 mine = picked[start : ends[i]]
+                if runners_up:
+                    rest = [j for j in order[i] if j not in mine][:runners_up]
+                    probability = rounded[i]
+                    scores = [(labels[j], probability[j]) for j in mine + rest]
+                else:
+                    scores = [(labels[j], p) for j, p in zip(mine, shown[start : ends[i]], strict=True)]
+                result[row] = ([labels[j] for j in mine], scores)
                 start = ends[i]
-                rest = [j for j in order[i] if j not in mine][:RUNNERS_UP]
-                probability = rounded[i]
-                result[row] = ([labels[j] for j in mine], [(labels[j], probability[j]) for j in mine + rest])
         return result
 
 
@@ -185,6 +228,19 @@ def load_model(path: Path) -> SuggesterModel:
             )
             if axes[name].coef.shape != (vectoriser.width, len(axes[name].labels)):
                 raise ValueError(f"{name}: coefficient shape {axes[name].coef.shape}")
+        safety = None
+        if "safety" in meta:  # portal-suggester-3 on; earlier files have none
+            part = meta["safety"]
+            safety = SafetyScorer(
+                labels=list(part["labels"]),
+                vectoriser=Vectoriser(
+                    FeatureSpec.from_dict(part["features"]), arrays["safety_buckets"], arrays["safety_idf"]
+                ),
+                coef=arrays["safety_coef"].astype(np.float32),
+                intercept=np.asarray(part["intercepts"], dtype=np.float32),
+            )
+            if safety.coef.shape != (safety.vectoriser.width, len(safety.labels)):
+                raise ValueError(f"safety: coefficient shape {safety.coef.shape}")
+        return SuggesterModel(meta=meta, vectoriser=vectoriser, axes=axes, safety=safety)
     except (KeyError, ValueError, TypeError, zipfile.BadZipFile, OSError) as exc:
         raise ModelRefused(f"제안 모델의 내용이 맞지 않습니다: {path}: {exc}") from None
-    return SuggesterModel(meta=meta, vectoriser=vectoriser, axes=axes)

@@ -18,8 +18,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from .corpus import LabelledTurn, inputs
-from .features import FeatureSpec, Vectoriser, fit_vectoriser
-from .model import AXIS_OF_SPEAKER, CLIENT_STATES, TECHNIQUES, AxisModel
+from .features import FeatureSpec, TurnInput, Vectoriser, fit_vectoriser
+from .model import AXIS_OF_SPEAKER, CLIENT_STATES, TECHNIQUES, AxisModel, SafetyScorer
 
 GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 
@@ -32,6 +32,16 @@ class Settings:
     inner_folds: int = 3
     safety_margin: float = 0.7  # threshold = margin × the lowest out-of-fold probability of a disclosure
     safety_max_false_alarm_rate: float = 0.02  # ≈ 3 in 140 client turns
+    # The safety scorer (``SafetyScorer``): the turn's character n-grams within and across words and the
+    # previous turn's (the counselor's question), over client turns only. None = the axis's own columns.
+    safety_spec: FeatureSpec | None = field(
+        default_factory=lambda: FeatureSpec(text_ngrams=(1, 4), previous_ngrams=(2, 4), cross_ngrams=(3, 6))
+    )
+    safety_max_features: int = 150_000
+    # The scorer's C: the one of these whose inner out-of-fold probabilities find the most disclosures within
+    # the false-alarm rate (in the 5-fold study, 16 ranked them better than 4; 1 worse).
+    safety_c_grid: tuple[float, ...] = (4.0, 16.0, 64.0)
+    safety_positive_weight: float = 0.0  # 0 = "balanced"
 
 
 def _targets(turns: Sequence[LabelledTurn], axis: str, labels: Sequence[str]) -> np.ndarray:
@@ -44,7 +54,7 @@ def _targets(turns: Sequence[LabelledTurn], axis: str, labels: Sequence[str]) ->
     return y
 
 
-def _fit_axis(matrix, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
+def _fit_axis(matrix, y: np.ndarray, c: float, class_weight="balanced") -> tuple[np.ndarray, np.ndarray]:
     coef = np.zeros((matrix.shape[1], y.shape[1]), dtype=np.float32)
     intercept = np.full(y.shape[1], -12.0, dtype=np.float32)  # a label never seen: never suggested
     for j in range(y.shape[1]):
@@ -52,7 +62,7 @@ def _fit_axis(matrix, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
         if positives == 0 or positives == len(y):
             continue
         # The dual problem: far fewer turns than n-gram columns (half the time of the primal here).
-        model = LogisticRegression(C=c, class_weight="balanced", solver="liblinear", dual=True, max_iter=500)
+        model = LogisticRegression(C=c, class_weight=class_weight, solver="liblinear", dual=True, max_iter=500)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(matrix, y[:, j])
@@ -107,6 +117,45 @@ def _micro_f1(chosen: np.ndarray, y: np.ndarray) -> float:
 class Fitted:
     vectoriser: Vectoriser
     axes: dict[str, AxisModel]
+    safety: SafetyScorer | None = None
+
+
+def _fit_safety(
+    turns: Sequence[LabelledTurn], turn_inputs: Sequence[TurnInput], labels: Sequence[str], settings: Settings
+) -> tuple[SafetyScorer, np.ndarray, np.ndarray]:
+    """The safety scorer on client turns (``turn_inputs`` carry the turn before each, read in the whole
+    session), with its out-of-fold probabilities (inner grouped CV) and targets."""
+    vectoriser = fit_vectoriser(turn_inputs, settings.safety_spec, max_features=settings.safety_max_features)
+    x = vectoriser.transform(turn_inputs)
+    x.sum_duplicates()
+    y = _targets(turns, CLIENT_STATES, labels)
+    groups = np.array([t.session for t in turns])
+    weight = "balanced" if not settings.safety_positive_weight else {False: 1.0, True: settings.safety_positive_weight}
+    folds = min(settings.inner_folds, len(set(groups)))
+    splits = list(GroupKFold(n_splits=folds).split(x, groups=groups)) if folds >= 2 else []
+    best: tuple[int, float, np.ndarray] | None = None
+    for c in settings.safety_c_grid if splits else settings.safety_c_grid[:1]:
+        oof = np.zeros(y.shape, dtype=np.float32)
+        for train, test in splits:
+            coef, intercept = _fit_axis(x[train], y[train], c, weight)
+            oof[test] = 1.0 / (1.0 + np.exp(-np.clip(np.asarray(x[test] @ coef) + intercept, -30, 30)))
+        found = _found_within_budget(oof, y, settings.safety_max_false_alarm_rate)
+        if best is None or found > best[0]:
+            best = (found, c, oof)
+    _, c, oof = best
+    coef, intercept = _fit_axis(x, y, c, weight)
+    return SafetyScorer(list(labels), vectoriser, coef, intercept, c), oof, y
+
+
+def _found_within_budget(probabilities: np.ndarray, y: np.ndarray, rate: float) -> int:
+    """Disclosures scored above every negative but the ``rate`` highest, summed over the labels."""
+    found = 0
+    for j in range(y.shape[1]):
+        negatives = np.sort(probabilities[~y[:, j], j])[::-1]
+        allowed = int(rate * len(y))
+        floor = negatives[allowed] if allowed < len(negatives) else -1.0
+        found += int((probabilities[y[:, j], j] > floor).sum())
+    return found
 
 
 def fit(
@@ -115,8 +164,10 @@ def fit(
     label_codes: dict[str, Sequence[str]],
     safety: frozenset[str],
     settings: Settings | None = None,
+    only: Sequence[str] = (TECHNIQUES, CLIENT_STATES),
 ) -> Fitted:
-    """The vectoriser and both axes' models, thresholds from the inner grouped cross-validation."""
+    """The vectoriser and both axes' models, thresholds from the inner grouped cross-validation. ``only``
+    fits fewer axes (the others are absent): the safety study needs the client states alone."""
     settings = settings or Settings()
     turn_inputs = inputs(turns)
     vectoriser = fit_vectoriser(turn_inputs, settings.spec, max_features=settings.max_features)
@@ -127,6 +178,8 @@ def fit(
     has_words = np.array([bool(t.text.strip()) for t in turns])
     axes = {}
     for speaker, axis in AXIS_OF_SPEAKER.items():
+        if axis not in only:
+            continue
         rows = np.flatnonzero(speakers == speaker)
         labels = list(label_codes[axis])
         y = _targets([turns[r] for r in rows], axis, labels)
@@ -145,7 +198,15 @@ def fit(
         )
         coef, intercept = _fit_axis(x, y, settings.c)
         axes[axis] = AxisModel(labels, coef, intercept, thresholds, min_labels)
-    return Fitted(vectoriser, axes)
+    scorer = None
+    if CLIENT_STATES in axes and settings.safety_spec is not None:
+        client = np.flatnonzero(speakers == "client")
+        labels = [label for label in axes[CLIENT_STATES].labels if label in safety]
+        scorer, oof, y = _fit_safety([turns[r] for r in client], [turn_inputs[r] for r in client], labels, settings)
+        thresholds = _pick_thresholds(oof, y, labels, safety, settings)
+        for label, threshold in zip(labels, thresholds, strict=True):
+            axes[CLIENT_STATES].thresholds[axes[CLIENT_STATES].labels.index(label)] = threshold
+    return Fitted(vectoriser, axes, scorer)
 
 
 def arrays_of(fitted: Fitted, *, half: bool = False) -> dict[str, np.ndarray]:
@@ -153,7 +214,25 @@ def arrays_of(fitted: Fitted, *, half: bool = False) -> dict[str, np.ndarray]:
     arrays = {"buckets": fitted.vectoriser.buckets.astype(np.int32), "idf": fitted.vectoriser.idf.astype(np.float32)}
     for axis in (TECHNIQUES, CLIENT_STATES):
         arrays[f"{axis}_coef"] = fitted.axes[axis].coef.astype(dtype)
+    if fitted.safety is not None:
+        arrays["safety_buckets"] = fitted.safety.vectoriser.buckets.astype(np.int32)
+        arrays["safety_idf"] = fitted.safety.vectoriser.idf.astype(np.float32)
+        arrays["safety_coef"] = fitted.safety.coef.astype(dtype)
     return arrays
+
+
+def safety_meta(fitted: Fitted) -> dict:
+    """The safety scorer's part of the model file (absent without a scorer)."""
+    if fitted.safety is None:
+        return {}
+    return {
+        "safety": {
+            "labels": fitted.safety.labels,
+            "intercepts": [round(float(v), 6) for v in fitted.safety.intercept],
+            "features": fitted.safety.vectoriser.spec.as_dict(),
+            "c": fitted.safety.c,
+        }
+    }
 
 
 def axes_meta(fitted: Fitted) -> dict:

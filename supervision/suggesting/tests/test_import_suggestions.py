@@ -16,6 +16,7 @@ from supervision.importing import jobs
 from supervision.importing.models import ImportJob
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv, write_xlsx
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
+from supervision.suggesting.engine.features import TurnInput
 from supervision.suggesting.loading import current_model
 from supervision.testing import PASSWORD
 
@@ -140,4 +141,47 @@ def test_a_failed_import_leaves_no_suggestion(cast, tmp_path):
             stdout=io.StringIO(),
             stderr=io.StringIO(),
         )
+    assert not RunTurn.objects.exists()
+
+
+@pytest.mark.django_db
+def test_chunks_suggested_alongside_the_import_match_the_model_turn_for_turn(cast, tmp_path, monkeypatch):
+    """The import runs the model on a chunk in a thread while it writes that chunk and reads the next; with
+    a chunk of two rows, three chunks overlap, and each stored row is exactly the model's answer for its
+    turn (labels and their probabilities) read with the turn before it — across chunks too — written in the
+    import's transaction."""
+    monkeypatch.setattr("supervision.importing.services.CHUNK_ROWS", 2)
+    call_command(
+        "import_transcripts",
+        str(write_csv(tmp_path / "c.csv", ENGLISH_HEADER, unlabelled_rows("SGI7"))),
+        stdout=io.StringIO(),
+    )
+    run = assert_every_turn_suggested("SGI7")
+    turns = list(Turn.objects.filter(session__code="SGI7").order_by("seq"))
+    expected = current_model().suggest(
+        [TurnInput(t.text, t.stage_id, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)],
+        [t.speaker for t in turns],
+    )
+    rows = {r.turn_id: r for r in RunTurn.objects.filter(run=run)}
+    for turn, suggestion in zip(turns, expected, strict=True):
+        row = rows[turn.pk]
+        assert (row.techniques if turn.speaker == "counselor" else row.client_states) == suggestion.labels
+        assert (row.scores or {}) == {code: suggestion.scores[code] for code in suggestion.labels}
+
+
+@pytest.mark.django_db
+def test_a_model_that_fails_in_its_thread_fails_the_import_and_writes_nothing(cast, tmp_path, monkeypatch):
+    monkeypatch.setattr("supervision.importing.services.CHUNK_ROWS", 2)
+
+    def broken(model, turns, inputs):
+        raise RuntimeError("model broke")
+
+    monkeypatch.setattr("supervision.suggesting.services._predict", broken)
+    with pytest.raises(RuntimeError, match="model broke"):
+        call_command(
+            "import_transcripts",
+            str(write_csv(tmp_path / "f.csv", ENGLISH_HEADER, unlabelled_rows("SGI8"))),
+            stdout=io.StringIO(),
+        )
+    assert not Session.objects.filter(code="SGI8").exists()
     assert not RunTurn.objects.exists()

@@ -18,6 +18,9 @@ def test_it_loads_the_shipped_model_with_its_version_and_training_digest():
     assert model.version.startswith("portal-suggester-")
     assert model.number >= 1
     assert len(model.meta["training_data_sha256"]) == 64
+    # from portal-suggester-3 on, the safety states have their own scorer (issue 32)
+    assert model.safety is not None
+    assert set(model.safety.labels) == {"suicidal_ideation_admit", "self_harm_disclosure"}
     raw = DEFAULT_MODEL_PATH.read_bytes() + weights_path(DEFAULT_MODEL_PATH).read_bytes()
     assert b"pickle" not in raw[:4096]  # plain JSON and .npz arrays
 

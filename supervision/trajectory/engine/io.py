@@ -9,9 +9,10 @@ from typing import Any
 from .audit import audit_windows
 from .config import AuditConfig
 
-# Suggests labels for turns (§2 dicts) that nobody labelled: one list of codes per turn, on its speaker's axis
-# (the portal's label suggester, CONTRACT §9). Passed in by the caller: the engine stays free of Django.
-Labeller = Callable[[list[dict[str, Any]]], list[list[str]]]
+# Suggests labels for the turns (§2 dicts) of windows nobody labelled: per window, per turn, a list of codes on
+# the turn's speaker's axis (the portal's label suggester, CONTRACT §9); a window's turns are read in order, as
+# a turn's suggestion may depend on the turn before it. Passed in by the caller: the engine stays free of Django.
+Labeller = Callable[[list[list[dict[str, Any]]]], list[list[list[str]]]]
 GIVEN, SUGGESTED = "given", "suggested"
 
 
@@ -143,10 +144,9 @@ def _with_suggestions(batch: list[dict[str, Any]], labeller: Labeller | None) ->
     chosen = [i for i, turns in enumerate(windows) if turns and is_unlabelled(turns)]
     if not chosen:
         return windows, sources
-    flat = [turn for i in chosen for turn in windows[i]]
-    suggested = iter(labeller(flat))
-    for i in chosen:
-        windows[i] = [_labelled(turn, next(suggested)) for turn in windows[i]]
+    suggested = labeller([windows[i] for i in chosen])
+    for i, labels in zip(chosen, suggested, strict=True):
+        windows[i] = [_labelled(turn, codes) for turn, codes in zip(windows[i], labels, strict=True)]
         sources[i] = SUGGESTED
     return windows, sources
 

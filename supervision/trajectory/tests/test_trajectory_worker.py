@@ -1,12 +1,12 @@
 """The scheduled night runs in a Celery prefork child, which may not start processes: a first night's
-audits are shared with the worker's other children as audit_sessions tasks, and end as one process ends."""
+audits are shared with the worker's other children as chunk tasks (supervision.nightly_chunk), and end as
+one process ends."""
 
 from __future__ import annotations
 
 import datetime as dt
 import os
 import re
-import time
 
 import pytest
 from django.conf import settings
@@ -15,7 +15,7 @@ from portal.testing import Worker
 from supervision.models import Session
 from supervision.testing import database_url_under_test, golden_session, import_lines
 from supervision.trajectory.models import AuditedRevision, TrajectoryAudit
-from supervision.trajectory.services import POOL_MIN_SESSIONS, trajectory_nightly
+from supervision.trajectory.services import trajectory_nightly
 
 DAY = dt.date(2026, 11, 30)
 
@@ -32,7 +32,7 @@ def stored_rows() -> list[tuple]:
 def test_a_prefork_worker_shares_a_first_night_between_its_children(cast, transactional_db, tmp_path):
     from portal.celery import app
 
-    count = POOL_MIN_SESSIONS + 4
+    count = 14
     for k in range(count):
         import_lines(golden_session(f"TW{k:02d}", 12 + k), trainee="trainee_a")
     sessions = set(Session.objects.values_list("pk", flat=True))
@@ -50,19 +50,18 @@ def test_a_prefork_worker_shares_a_first_night_between_its_children(cast, transa
         "DATABASE_URL": database_url_under_test(),
         "DJANGO_CONN_MAX_AGE": "0",
         "TRAJECTORY_AUDIT_PROCESSES": "2",
+        "NIGHTLY_CHUNK_SESSIONS": "3",
     }
     worker = Worker(env=env, pool="prefork", concurrency=2).start(tmp_path / "worker.log")
     try:
         result = app.send_task("supervision.nightly_review", kwargs={"day": DAY.isoformat()}).get(timeout=180)
-        step = result["steps"]["supervision.trajectory.services.trajectory_nightly"]
-        assert step["queued"] > 0 and step["sessions"] + step["queued"] == count, step
-        # the queued parts are audit_sessions tasks, run by the worker's children besides the nightly task
-        deadline = time.monotonic() + 120
-        while set(AuditedRevision.objects.values_list("session_id", flat=True)) != sessions:
-            assert time.monotonic() < deadline and worker.process.poll() is None, worker.log()[-3000:]
-            time.sleep(0.5)
-        parts = re.findall(r"Task supervision\.audit_sessions\[[^\]]+\] succeeded", worker.log())
-        assert len(parts) >= 2, worker.log()[-3000:]
+        # every session audited in a chunk task, none left for the step itself
+        assert result["chunks"]["trajectory_prepare"] == count, result
+        assert result["steps"]["supervision.trajectory.services.trajectory_nightly"]["sessions"] == 0, result
+        assert set(AuditedRevision.objects.values_list("session_id", flat=True)) == sessions
+        # the chunks ran in both children, besides each other
+        children = re.findall(r"/([\w-]+)\] Task supervision\.nightly_chunk\[[^\]]+\] succeeded", worker.log())
+        assert len(children) == 5 and len(set(children)) == 2, worker.log()[-3000:]
     finally:
         worker.stop()
     assert stored_rows() == one_process

@@ -20,7 +20,7 @@ from supervision.agreement.models import AnnotationRun, RaterKind
 from supervision.suggesting.engine import corpus
 from supervision.suggesting.engine.evaluation import false_alarms, figures, held_out_suggestions, session_folds
 from supervision.suggesting.engine.model import ModelRefused, load_model, save_model, version_number
-from supervision.suggesting.engine.training import Settings, arrays_of, axes_meta, fit
+from supervision.suggesting.engine.training import Settings, arrays_of, axes_meta, fit, safety_meta
 from supervision.suggesting.loading import DEFAULT_MODEL_PATH, forget_loaded_models, model_path
 from supervision.suggesting.training_data import (
     REPOSITORY_TRAINING_SET,
@@ -100,12 +100,21 @@ class Command(BaseCommand):
                     for f in folders
                 ],
             },
-            "settings": {"max_features": settings.max_features, "c": settings.c, "inner_folds": settings.inner_folds},
+            "settings": {
+                "max_features": settings.max_features,
+                "c": settings.c,
+                "inner_folds": settings.inner_folds,
+                "safety_max_features": settings.safety_max_features,
+                "safety_c_grid": list(settings.safety_c_grid),
+                "safety_max_false_alarm_rate": settings.safety_max_false_alarm_rate,
+            },
             "features": settings.spec.as_dict(),
             "axes": axes_meta(fitted),
+            **safety_meta(fitted),
             "evaluation": summary,
         }
-        save_model(output, meta=meta, arrays=arrays_of(fitted))
+        # float16 weights: half the file (portal-suggester-2 was stored so too); inference reads them as float32
+        save_model(output, meta=meta, arrays=arrays_of(fitted, half=True))
         forget_loaded_models()
         self.stderr.write(f"{version} → {output}")
         self.stdout.write(json.dumps(summary, ensure_ascii=False))
