@@ -50,16 +50,17 @@ def broker_answers() -> bool:
         client.close()
 
 
-def enqueue(task, *args, in_process_if_down: bool, **kwargs) -> str:
+def enqueue(task, *args, in_process_if_down: bool, countdown: float | None = None, **kwargs) -> str:
     """Queues ``task(*args, **kwargs)`` for a worker and answers ``"queued"``; with the broker down runs it
-    here (``"in_process"``) when ``in_process_if_down``, else raises :class:`QueueUnavailable`."""
+    here (``"in_process"``) when ``in_process_if_down``, else raises :class:`QueueUnavailable`. A worker
+    starts it ``countdown`` seconds from now at the earliest (in-process: at once)."""
     if runs_in_process():
         task.delay(*args, **kwargs)
         return "in_process"
     if broker_answers():
         try:
             # Fire and forget: nothing waits on the result, so the result backend is never touched here.
-            task.apply_async(args, kwargs, retry=False, ignore_result=True)
+            task.apply_async(args, kwargs, retry=False, ignore_result=True, countdown=countdown)
             return "queued"
         except Exception as exc:  # kombu's OperationalError, redis errors: the broker went away just now
             logger.warning("could not queue %s (%s)", task.name, exc.__class__.__name__)

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from supervision import pagecache, rules
 from supervision.models import LabelChange, Turn, TurnClientState, TurnTechnique
+from supervision.signals import golden_labels_written
 from supervision.trajectory.tasks import queue_session_audits
 from taxonomy import catalogue
 from taxonomy.models import ClientStateDef, TechniqueLabelDef
@@ -128,4 +129,5 @@ def turn_labels_update(
         # The trajectory explanation reads the labels: re-audit the session once the edit is committed, as an
         # import does (the trainee page says an audit is pending meanwhile).
         transaction.on_commit(partial(queue_session_audits, [turn.session_id]))
+        golden_labels_written(turn_labels_update, [turn.session_id])
     return history

@@ -224,12 +224,8 @@ class AnnotationRunAdmin(admin.ModelAdmin):
 
     def report_view(self, request, run_id: int):
         run = self._run(request, run_id)
-        versions = list(selectors.rater_versions(run, request.user))
-        # the golden labels of every session the page scores are read once, and only on a cache miss
-        reads = services.SharedReads(request.user)
-        for scored in {run, *versions, *services.alpha_runs(request.user)}:
-            reads.need(selectors.run_session_ids(scored))
-        figures = services.score_run(run, user=request.user, reads=reads)
+        report = services.run_report(run, request.user)  # kept since the run was saved, as a rule
+        figures = report.figures
         axes = figures["axes"]
         turn_links = self._turn_links(request, [m["utterance_id"] for m in figures["safety"]["missed"]])
         missed = [
@@ -266,10 +262,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             for axis in ("stage", "dialog_act")
         ]
         trend = []
-        for version in versions:
-            version_figures = (
-                figures if version.pk == run.pk else services.score_run(version, user=request.user, reads=reads)
-            )
+        for version, version_figures in report.versions:
             va = version_figures["axes"]
             trend.append(
                 {
@@ -286,7 +279,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
                     "safety": version_figures["safety"]["recall"],
                 }
             )
-        alpha = services.alpha_across_sources(user=request.user, reads=reads)
+        alpha = report.alpha
         context = self._context(
             request,
             _("일치도 보고서: %(rater)s #%(id)s") % {"rater": run.rater, "id": run.pk},

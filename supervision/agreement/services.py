@@ -10,6 +10,8 @@ import functools
 import getpass
 import hashlib
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from django.core.cache import cache
@@ -202,6 +204,38 @@ def _alpha(runs: list[AnnotationRun], sessions: set[int], user, extra, reads) ->
     return {"sources": names, "axes": {axis: krippendorff_alpha(sources, axis) for axis in AXES}}
 
 
+@dataclass(frozen=True)
+class RunReport:
+    """What a run's report page shows, as ``user`` sees it: the run's figures, each version of its rater
+    with its figures (oldest first) and Krippendorff's α across the raters' newest runs."""
+
+    figures: dict
+    versions: list[tuple[AnnotationRun, dict]]
+    alpha: dict
+
+
+def run_report(run: AnnotationRun, user=None) -> RunReport:
+    """The report of ``run`` for ``user`` (``None``: everyone's turns, as staff see them). Each figure comes
+    from the cache while the sessions it covers are unchanged; what is not there is worked out with one read
+    of the golden labels and of each run's answers (``SharedReads``) and kept."""
+    versions = list(selectors.rater_versions(run, user))
+    reads = SharedReads(user)
+    for scored in {run, *versions, *alpha_runs(user)}:
+        reads.need(selectors.run_session_ids(scored))
+    figures = score_run(run, user=user, reads=reads)
+    scored_versions = [
+        (version, figures if version.pk == run.pk else score_run(version, user=user, reads=reads))
+        for version in versions
+    ]
+    return RunReport(figures, scored_versions, alpha_across_sources(user=user, reads=reads))
+
+
+def _queue_report_keep(run_id: int) -> None:
+    from .tasks import queue_run_report_keep  # the task module imports this one
+
+    queue_run_report_keep(run_id)
+
+
 @transaction.atomic
 def annotation_run_create(
     *,
@@ -245,6 +279,7 @@ def annotation_run_create(
         for turn_id, line in run_file.lines
     ]
     RunTurn.objects.bulk_create(rows, batch_size=5000 if connection.vendor == "postgresql" else 500)
+    transaction.on_commit(partial(_queue_report_keep, run.pk))  # see keeping.py
     return run
 
 

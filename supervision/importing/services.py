@@ -31,6 +31,7 @@ from supervision.importing.readers import FileRejected, RowProblem
 from supervision.importing.records import ImportAborted, RowError, TurnRecord
 from supervision.models import Session, SupervisorComment, Turn, TurnClientState, TurnTechnique
 from supervision.roles import Role
+from supervision.signals import golden_labels_written
 from taxonomy import catalogue
 from taxonomy.lookup import LabelIndex
 
@@ -166,6 +167,7 @@ def _import(rows, trainee_username, created_by, dry_run, progress) -> ImportRepo
             # Fresh transcripts get their trajectory audits in the background once the import is committed
             # (in-process when no REDIS_URL); the nightly review refreshes them too.
             transaction.on_commit(partial(queue_trajectory_audits, report.session_ids))
+            golden_labels_written(import_transcripts, report.session_ids)  # the agreement reports of these
             pagecache.everyone_changed()  # new and replaced sessions, on any trainee's pages
     except FileRejected as exc:
         # Found while streaming (too many rows, a damaged sheet): the file as a whole is refused.

@@ -1,0 +1,23 @@
+"""Signals between the core and the capabilities built on it, so the core imports none of them.
+
+``golden_labels_changed`` — the golden labels (or the turns) of some sessions were written and the write is
+committed: ``session_ids`` names them. Sent by the label service and the transcript import, from
+``transaction.on_commit``; a receiver must not raise (the write is done, whoever sent it has answered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+
+from django.db import transaction
+from django.dispatch import Signal
+
+golden_labels_changed = Signal()
+
+
+def golden_labels_written(sender, session_ids: Iterable[int]) -> None:
+    """Sends ``golden_labels_changed`` for these sessions once the current transaction commits."""
+    session_ids = sorted(set(session_ids))
+    if session_ids:
+        transaction.on_commit(partial(golden_labels_changed.send, sender=sender, session_ids=session_ids))
