@@ -13,6 +13,7 @@ import json
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
@@ -23,6 +24,7 @@ from supervision.labelling import LabelRejected, turn_label_codes, turn_labels_u
 from supervision.models import Turn
 from supervision.roles import supervises
 from supervision.services import ServiceError
+from supervision.trajectory.tasks import queue_session_audits
 
 from . import selectors
 from .engine.features import TurnInput
@@ -114,6 +116,8 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
         for batch in _stored_turns(session_ids):
             written += writer.write([(t.id, t) for t in batch])
         writer.finish()
+        # Sessions nobody labelled are audited on these suggestions: audited again once they are committed.
+        transaction.on_commit(partial(queue_session_audits, sorted(set(session_ids))))
     return {"model_version": model.version, "sessions": len(set(session_ids)), "turns": written}
 
 
@@ -329,6 +333,9 @@ def suggestion_dismiss(*, turn: Turn, label: str, dismissed_by) -> SuggestionDis
     run, _offered_labels = _offered(turn, label)
     try:
         with transaction.atomic():
-            return SuggestionDismissal.objects.create(run=run, turn=turn, label=label, dismissed_by=dismissed_by)
+            dismissal = SuggestionDismissal.objects.create(run=run, turn=turn, label=label, dismissed_by=dismissed_by)
     except IntegrityError:
         raise SuggestionRejected("이미 기각한 제안입니다.") from None
+    # An unlabelled session's audit reads its suggestions less dismissals: audited again after this one.
+    transaction.on_commit(partial(queue_session_audits, [turn.session_id]))
+    return dismissal

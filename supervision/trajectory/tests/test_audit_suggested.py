@@ -143,3 +143,38 @@ def test_the_supervisors_pages_note_the_basis_for_their_own_trainees_only(client
     response = client.get(admin_page)
     assert response.status_code in (302, 403, 404) and NOTE not in response.content.decode()
     assert client.get(f"/feedback/sessions/{session.pk}/").status_code == 404
+
+
+def audit_rows(session) -> list[tuple]:
+    return list(
+        TrajectoryAudit.objects.filter(session=session)
+        .order_by("window_index")
+        .values_list("label", "score", "explanation", "states")
+    )
+
+
+def test_dismissing_a_suggestion_has_the_session_audited_again_without_it(
+    cast, unlabelled, django_capture_on_commit_callbacks
+):
+    from supervision.suggesting.services import suggestion_dismiss
+
+    session, turns = unlabelled
+    before = audit_rows(session)
+    with django_capture_on_commit_callbacks(execute=True):
+        suggestion_dismiss(turn=turns[1], label="self_harm_disclosure", dismissed_by=cast.supervisor_a)
+    after = audit_rows(session)
+    assert after != before  # the self-harm disclosure no longer in the trace
+    trajectory_audit_sessions(session_ids=[session.pk])
+    assert audit_rows(session) == after  # what the audit on the labels less the dismissal gives
+
+
+def test_suggesting_a_session_again_has_it_audited_again(cast, unlabelled, django_capture_on_commit_callbacks):
+    from supervision.suggesting.services import suggestions_refresh
+
+    session, _turns = unlabelled
+    before = audit_rows(session)  # on the pinned labels
+    with django_capture_on_commit_callbacks(execute=True):
+        suggestions_refresh(session_ids=[session.pk])  # the model's own labels replace the pinned ones
+    after = audit_rows(session)
+    trajectory_audit_sessions(session_ids=[session.pk])
+    assert audit_rows(session) == after != before
