@@ -213,6 +213,16 @@ def queue_events(user, *, answered: bool | None = None, reviewed: bool | None = 
     return sorted([*events, *suggested], key=event_order)
 
 
+def pending_counts(user) -> tuple[int, int]:
+    """How many events the "안전 검토" page's default view ("검토 대기") lists for ``user``: curated ones and,
+    of them, the label suggester's (``queue_events``)."""
+    from supervision.suggesting.selectors import suggested_safety_events
+
+    curated = safety_events(user, answered=False, reviewed=False).count()
+    suggested = sum(1 for event in suggested_safety_events(user) if not event.answered)
+    return curated + suggested, suggested
+
+
 def review_queue(user, events: list) -> list[QueueItem]:
     """The page's events (from ``queue_events``) with the counselor turns that followed each (its window: at
     most ``SAFETY_RESPONSE_TURNS``) and each review's history, newest version first — two queries for the

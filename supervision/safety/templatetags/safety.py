@@ -12,12 +12,13 @@ register = template.Library()
 
 @register.inclusion_tag("admin/safety/index_link.html", takes_context=True)
 def safety_review_link(context):
-    """The "안전 검토" entry at the top of the admin index, with how many events wait (one count query)."""
+    """The "안전 검토" entry at the top of the admin index, with how many events wait: as many as the page's
+    default view lists, the label suggester's among them (a count query and the suggested events' few)."""
     request = context["request"]
     if not request.user.has_perm("safety.view_safetyreview"):
         return {"shown": False}
-    pending = selectors.safety_events(request.user, answered=False, reviewed=False).count()
-    return {"shown": True, "pending": pending}
+    pending, suggested = selectors.pending_counts(request.user)
+    return {"shown": True, "pending": pending, "suggested": suggested}
 
 
 @register.filter

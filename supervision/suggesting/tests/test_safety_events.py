@@ -85,3 +85,16 @@ def test_trainees_and_other_supervisors_do_not_see_suggested_events(cast, turns)
     assert _client(cast.supervisor_b).get(URL).json()["results"] == []
     assert len(_client(cast.staff).get(URL).json()["results"]) == 1
     assert _client(cast.staff).get(URL, {"reviewed": "true"}).json()["results"] == []
+
+
+def test_the_admin_index_counts_the_suggested_events_the_queue_lists(cast, turns, client):
+    client.force_login(cast.supervisor_a)
+    assert (
+        "위험사정 응답이 없는 자살·자해 보고 1건</strong>(AI 추정 1건 포함)이" in client.get("/admin/").content.decode()
+    )
+    page = client.get("/admin/safety/safetyreview/").content.decode()
+    assert page.count("AI 추정") >= 1 and "SAF1-K-002" in page
+    _force(turns[4], ["risk_assessment"])  # answered: no longer waiting, on the index as in the queue
+    assert "검토를 기다리는 안전 사건이 없습니다." in client.get("/admin/").content.decode()
+    client.force_login(cast.supervisor_b)
+    assert "검토를 기다리는 안전 사건이 없습니다." in client.get("/admin/").content.decode()
