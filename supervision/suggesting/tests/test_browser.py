@@ -7,6 +7,7 @@ untouched client turn in the API. No page scrolls sideways. Screenshots go to te
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -54,12 +55,19 @@ def test_a_supervisor_accepts_three_and_dismisses_one(
     page.screenshot(path=str(SHOTS / f"suggester_list_{width}.png"), full_page=True)
     page.locator("#result_list a", has_text=code).first.click()
     page.wait_for_load_state()
+    session_url = page.url.split("?")[0].split("#")[0]
     basis = page.locator("#audit-basis")
     basis.scroll_into_view_if_needed()
     assert basis.is_visible() and "AI 추정 라벨 기준" in basis.inner_text()
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
     page.locator(".trajectory-admin").screenshot(path=str(SHOTS / f"suggester_audit_{width}.png"))
 
+    page.goto(f"{live_server.url}/admin/")
+    entry = page.locator("#safety-review-entry").inner_text()
+    page.screenshot(path=str(SHOTS / f"suggester_admin_index_{width}.png"), full_page=True)
+    waiting = re.search(r"보고 (\d+)건", entry)
+    page.goto(f"{live_server.url}/admin/safety/safetyreview/")  # the default view: what waits
+    assert page.locator("li.safety-event").count() == (int(waiting.group(1)) if waiting else 0), entry
     page.goto(f"{live_server.url}/admin/safety/safetyreview/?show=all")
     mine = page.locator("li.safety-event.suggested", has_text=code)
     assert mine.count() >= 1
@@ -68,9 +76,7 @@ def test_a_supervisor_accepts_three_and_dismisses_one(
     assert mine.first.locator("form.review-form").count() == 0
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
     page.screenshot(path=str(SHOTS / f"suggester_safety_queue_{width}.png"), full_page=True)
-    page.go_back()
-    page.wait_for_load_state()
-    page.goto(page.url.split("?")[0] + "?speaker=counselor")
+    page.goto(session_url + "?speaker=counselor")
     assert page.locator(".label-suggestions").count() >= 2
     page.screenshot(path=str(SHOTS / f"suggester_transcript_{width}.png"), full_page=True)
 
