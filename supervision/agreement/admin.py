@@ -31,7 +31,7 @@ from supervision.models import Turn
 from supervision.roles import sees_everything, supervised_among
 from supervision.services import ServiceError
 
-from . import charts, selectors, services
+from . import charts, selectors, services, tasks
 from .models import AdjudicationDecision, AnnotationRun, Axis, Outcome, RaterKind, RunUpload
 from .reading import RunFile, read_run
 
@@ -224,6 +224,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
 
     def report_view(self, request, run_id: int):
         run = self._run(request, run_id)
+        tasks.wait_for_keep(run.pk)  # a worker is working this report out: it is read from the cache after
         report = services.run_report(run, request.user)  # kept since the run was saved, as a rule
         figures = report.figures
         axes = figures["axes"]

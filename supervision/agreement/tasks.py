@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import time
 
 import redis
 from celery import shared_task
 from django.conf import settings
+from django.core.cache import cache
 
 from portal.queue import QueueUnavailable, enqueue
 
@@ -22,11 +24,28 @@ _QUEUED = "portal:agreement:refresh:queued"
 REFRESH_DELAY_SECONDS = 5
 
 
+# While a run's keep job is queued or running: the report page waits for it (``wait_for_keep``) rather than
+# work the same figures out beside it. The uploader follows the save's redirect to the report at once.
+_KEEPING = "agreement:keeping:{run_id}"
+KEEPING_SECONDS = 60  # a lost job holds nobody longer than the wait
+KEEP_WAIT_SECONDS = 10
+
+
 @shared_task(name="supervision.agreement_report_keep", acks_late=True)
 def keep_run_report(run_id: int) -> int:
     """Works out a just-saved run's report for everyone who may open it."""
-    run = AnnotationRun.objects.filter(pk=run_id).first()
-    return run_report_keep(run) if run is not None else 0
+    try:
+        run = AnnotationRun.objects.filter(pk=run_id).first()
+        return run_report_keep(run) if run is not None else 0
+    finally:
+        cache.delete(_KEEPING.format(run_id=run_id))
+
+
+def wait_for_keep(run_id: int, *, timeout: float = KEEP_WAIT_SECONDS) -> None:
+    """Returns once no keep job of this run is queued or running (``timeout`` at most)."""
+    deadline = time.monotonic() + timeout
+    while cache.get(_KEEPING.format(run_id=run_id)) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 @shared_task(name="supervision.agreement_reports_refresh", acks_late=True)
@@ -44,9 +63,11 @@ def refresh_run_reports() -> int:
 def queue_run_report_keep(run_id: int) -> None:
     """Hands ``keep_run_report`` to a worker (call it from ``transaction.on_commit``). With the broker down
     nothing runs here: the report is then worked out when it is first opened."""
+    cache.set(_KEEPING.format(run_id=run_id), 1, KEEPING_SECONDS)
     try:
         enqueue(keep_run_report, run_id, in_process_if_down=False)
     except QueueUnavailable:
+        cache.delete(_KEEPING.format(run_id=run_id))
         logger.warning("broker down: the report of annotation run %s is worked out when first opened", run_id)
 
 

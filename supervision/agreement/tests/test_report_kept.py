@@ -153,9 +153,13 @@ def test_a_broker_that_does_not_answer_leaves_the_report_to_its_first_view(
 def test_a_worker_keeps_the_report_of_a_run_staff_upload(cast, worker, golden, tmp_path):
     client = client_for(cast.staff)
     upload(client, jsonl(run_lines("AG01") + run_lines("AG02")))
-    client.post(f"/admin/agreement/annotationrun/upload/{RunUpload.objects.get().pk}/")
-    run = AnnotationRun.objects.get()
+    with CaptureQueriesContext(connection) as queries:
+        # the save redirects to the report, which waits for the worker rather than work it out beside it
+        response = client.post(f"/admin/agreement/annotationrun/upload/{RunUpload.objects.get().pk}/", follow=True)
+    assert response.status_code == 200 and response.redirect_chain[-1][0].endswith("/report/")
+    assert not golden_or_answer_reads([q["sql"] for q in queries.captured_queries])
     wait_for_task(tmp_path / "worker.log", "agreement_report_keep")  # the ``worker`` fixture's log
+    run = AnnotationRun.objects.get()
     for user in (cast.staff, cast.supervisor_a, cast.supervisor_b):
         _, sql = report_page(user, run)
         assert not golden_or_answer_reads(sql), user.username
