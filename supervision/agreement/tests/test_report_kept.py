@@ -166,7 +166,8 @@ def test_a_worker_keeps_the_report_of_a_run_staff_upload(cast, worker, golden, t
 
 
 @pytest.mark.celery_worker
-def test_a_burst_of_label_writes_is_refreshed_by_one_job(cast, worker, golden, tmp_path):  # the worker first
+def test_a_burst_of_label_writes_is_refreshed_by_one_job(cast, worker, golden, tmp_path, monkeypatch):
+    monkeypatch.setattr(tasks, "REFRESH_DELAY_SECONDS", 1)  # (the worker fixture first: it purges the queue)
     log = tmp_path / "worker.log"  # the ``worker`` fixture's
     run = saved_run(run_lines("AG01") + run_lines("AG02"), rater="eval-ai-3")
     wait_for_task(log, "agreement_report_keep")
