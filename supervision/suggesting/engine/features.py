@@ -131,10 +131,20 @@ def _ngram_buckets(
     return np.concatenate(found_rows), np.concatenate(found_buckets)
 
 
-def turn_buckets(turns: Sequence[TurnInput], spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:
-    """(row, bucket) pairs of the turns' own text and cues and of the previous turns' text."""
+def own_text_buckets(turns: Sequence[TurnInput], spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:
+    """(row, bucket) pairs of the turns' own text and cues: the first part of ``turn_buckets``, and all of it
+    for the main vectoriser. Two specs with the same ``bits`` and ``text_ngrams`` give the same pairs (the
+    salt is fixed), which is what lets the safety scorer reuse the main vectoriser's."""
     own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
-    rows, buckets = _ngram_buckets(own, spec.text_ngrams, _SALT_TEXT, spec.bits)
+    return _ngram_buckets(own, spec.text_ngrams, _SALT_TEXT, spec.bits)
+
+
+def turn_buckets(
+    turns: Sequence[TurnInput], spec: FeatureSpec, *, own: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(row, bucket) pairs of the turns' own text and cues and of the previous turns' text. ``own``: the
+    first part, already computed (``own_text_buckets`` of the same turns with a spec sharing its text n-grams)."""
+    rows, buckets = own if own is not None else own_text_buckets(turns, spec)
     parts_rows, parts_buckets = [rows], [buckets]
     if spec.cross_ngrams[1] > 0:
         texts = [t.text for t in turns]
@@ -199,25 +209,59 @@ class Vectoriser:
         return len(self.buckets) + META_COLUMNS
 
     def transform(self, turns: Sequence[TurnInput]) -> sp.csr_matrix:
-        rows, buckets = turn_buckets(turns, self.spec)
+        return self.tfidf(*self.known(*turn_buckets(turns, self.spec)), turns)
+
+    def known(self, rows: np.ndarray, buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(row, column) of the buckets seen in training, in their order; the others are dropped."""
         columns = self.table[buckets]
         known = columns >= 0
-        return self.tfidf(rows[known], columns[known], turns)
+        return rows[known], columns[known]
 
-    def tfidf(self, rows: np.ndarray, columns: np.ndarray, turns: Sequence[TurnInput]) -> sp.csr_matrix:
+    def weights(self, rows: np.ndarray, columns: np.ndarray, count: int) -> np.ndarray:
         """Each occurrence weighs its column's idf; a row is divided by the root of the sum of its
         occurrences' squared weights. With every n-gram once in a turn (nearly all of them, in turns this
         short) that is the L2 norm of the TF-IDF row; duplicates are left for the product to add up, so no
-        per-row sort is needed (it was the largest single cost). The meta columns follow, weight 1."""
-        count = len(turns)
+        per-row sort is needed (it was the largest single cost)."""
         weights = self.idf[columns]
         squares = np.bincount(rows, weights=weights * weights, minlength=count)
         norms = np.sqrt(np.where(squares > 0, squares, 1.0)).astype(np.float32)
+        return weights / norms[rows]
+
+    def tfidf(self, rows: np.ndarray, columns: np.ndarray, turns: Sequence[TurnInput]) -> sp.csr_matrix:
+        """The TF-IDF rows (``weights``) with the meta columns after them, weight 1."""
+        count = len(turns)
+        data = self.weights(rows, columns, count)
         meta_rows, meta_columns = meta_entries(turns)
         rows = np.concatenate((rows, meta_rows))
         columns = np.concatenate((columns, meta_columns + len(self.buckets)))
-        data = np.concatenate((weights / norms[rows[: len(weights)]], np.ones(len(meta_rows), np.float32)))
+        data = np.concatenate((data, np.ones(len(meta_rows), np.float32)))
         return rows_to_csr(rows, columns, data, (count, self.width))
+
+    def scores(
+        self,
+        rows: np.ndarray,
+        columns: np.ndarray,
+        turns: Sequence[TurnInput],
+        coef: np.ndarray,
+        meta: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """``tfidf(rows, columns, turns) @ coef`` to the last bit, without the matrix: the entries are
+        multiplied where they lie (a COO product adds each row's entries in the order given, as the CSR
+        product does once ``rows_to_csr`` has sorted the rows stably, and no sort is needed), and the meta
+        columns, weight 1 and last in each row, are added after it in the same order. Sorting the rows and
+        scipy's checks of the CSR matrix were a third of the model's time at import. ``meta``: the turns'
+        ``meta_entries``, when the caller has them."""
+        count = len(turns)
+        data = self.weights(rows, columns, count)
+        entries = sp.coo_matrix((data, (rows.astype(np.int32), columns)), shape=(count, self.width))
+        scores = np.asarray(entries @ coef)
+        meta_rows, meta_columns = meta if meta is not None else meta_entries(turns)
+        # meta_entries gives a row's stage before its no-words flag, each row at most once per column
+        for column in range(META_COLUMNS):
+            chosen = meta_columns == column
+            if chosen.any():
+                scores[meta_rows[chosen]] += coef[len(self.buckets) + column]
+        return scores
 
 
 def fit_vectoriser(turns: Sequence[TurnInput], spec: FeatureSpec, *, min_df: int = 2, max_features: int) -> Vectoriser:
