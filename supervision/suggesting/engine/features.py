@@ -11,7 +11,7 @@ import carry its suggestions within 25 % of its time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,30 +87,37 @@ def _points(texts: list[str]) -> np.ndarray:
     return points
 
 
-def _ngram_buckets(
+Block = tuple[np.ndarray, np.ndarray]  # (row, bucket) of one n's n-grams, positions in order: int32, int64
+
+
+def _ngram_blocks(
     texts: list[str], ngrams: tuple[int, int], salt: int, bits: int, *, across_words: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """(row, bucket) of every n-gram of ``texts``, for n in ``ngrams``; with ``across_words`` n-grams may
-    hold spaces (not two in a row)."""
+) -> Iterator[Block]:
+    """(row, bucket) of every n-gram of ``texts``, a block for each n in ``ngrams`` in turn; with
+    ``across_words`` n-grams may hold spaces (not two in a row). Rows are int32 and the hashes updated in
+    place: at import the model's time went to allocating and filling fresh arrays more than to arithmetic."""
     if not texts:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
+        return
     points = _points(texts)
     size = len(points)
     is_separator = points == _SEPARATOR
-    separators = np.concatenate(([0], np.cumsum(is_separator)))
+    separators = np.zeros(size + 1, dtype=np.int32)
+    np.cumsum(is_separator, out=separators[1:])
     rows = separators[1:]  # a position's row: the separators before it (a separator belongs to no n-gram)
     is_space = points == _SPACE
-    spaces = np.concatenate(([0], np.cumsum(is_space)))
+    spaces = np.zeros(size + 1, dtype=np.int32)
+    np.cumsum(is_space, out=spaces[1:])
     low, high = ngrams
     shift = np.uint32(32 - bits)
     hashes = np.zeros(size, dtype=np.uint32)
-    found_rows, found_buckets = [], []
     with np.errstate(over="ignore"):
         for n in range(1, high + 1):
             count = size - n + 1
             if count <= 0:
                 break
-            hashes = hashes[:count] * _PRIME + points[n - 1 :]
+            hashes = hashes[:count]  # the hash of the n-gram at each position, from the (n-1)-gram's
+            np.multiply(hashes, _PRIME, out=hashes)
+            np.add(hashes, points[n - 1 :], out=hashes)
             if n < low:
                 continue
             if n == 1:
@@ -123,42 +130,51 @@ def _ngram_buckets(
                     valid &= ~(is_space[n - 2 : n - 2 + count] & is_space[n - 1 :])
                 else:
                     valid &= spaces[n - 1 : n - 1 + count] == spaces[1 : 1 + count]
-            salted = hashes[valid] ^ np.uint32((salt * 131 + n) & 0xFFFFFFFF)
-            found_buckets.append(((salted * _MIX) >> shift).astype(np.int64))
-            found_rows.append(rows[:count][valid])
-    if not found_rows:
+            salted = hashes[valid]
+            salted ^= np.uint32((salt * 131 + n) & 0xFFFFFFFF)
+            salted *= _MIX
+            salted >>= shift
+            yield rows[:count][valid], salted.astype(np.int64)
+
+
+def _joined(blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:
+    blocks = list(blocks)
+    if not blocks:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(found_rows), np.concatenate(found_buckets)
+    return np.concatenate([r for r, _ in blocks], dtype=np.int64), np.concatenate([b for _, b in blocks])
 
 
-def own_text_buckets(turns: Sequence[TurnInput], spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:
-    """(row, bucket) pairs of the turns' own text and cues: the first part of ``turn_buckets``, and all of it
-    for the main vectoriser. Two specs with the same ``bits`` and ``text_ngrams`` give the same pairs (the
-    salt is fixed), which is what lets the safety scorer reuse the main vectoriser's."""
-    own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
-    return _ngram_buckets(own, spec.text_ngrams, _SALT_TEXT, spec.bits)
-
-
-def turn_buckets(
-    turns: Sequence[TurnInput], spec: FeatureSpec, *, own: tuple[np.ndarray, np.ndarray] | None = None
+def _ngram_buckets(
+    texts: list[str], ngrams: tuple[int, int], salt: int, bits: int, *, across_words: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(row, bucket) pairs of the turns' own text and cues and of the previous turns' text. ``own``: the
-    first part, already computed (``own_text_buckets`` of the same turns with a spec sharing its text n-grams)."""
-    rows, buckets = own if own is not None else own_text_buckets(turns, spec)
-    parts_rows, parts_buckets = [rows], [buckets]
+    """``_ngram_blocks`` as one (row, bucket) pair of int64 arrays."""
+    return _joined(_ngram_blocks(texts, ngrams, salt, bits, across_words=across_words))
+
+
+def own_text_blocks(turns: Sequence[TurnInput], spec: FeatureSpec) -> list[Block]:
+    """The (row, bucket) blocks of the turns' own text and cues: the first part of ``turn_blocks``, and all
+    of it for the main vectoriser. Two specs with the same ``bits`` and ``text_ngrams`` give the same blocks
+    (the salt is fixed), which is what lets the safety scorer reuse the main vectoriser's."""
+    own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
+    return list(_ngram_blocks(own, spec.text_ngrams, _SALT_TEXT, spec.bits))
+
+
+def turn_blocks(turns: Sequence[TurnInput], spec: FeatureSpec, *, own: list[Block] | None = None) -> Iterator[Block]:
+    """The (row, bucket) blocks of the turns' own text and cues, then of their text across words, then of
+    the previous turns' text. ``own``: the first part, already computed (``own_text_blocks`` of the same
+    turns with a spec sharing its text n-grams)."""
+    yield from own if own is not None else own_text_blocks(turns, spec)
     if spec.cross_ngrams[1] > 0:
         texts = [t.text for t in turns]
-        found = _ngram_buckets(texts, spec.cross_ngrams, _SALT_CROSS, spec.bits, across_words=True)
-        parts_rows.append(found[0])
-        parts_buckets.append(found[1])
+        yield from _ngram_blocks(texts, spec.cross_ngrams, _SALT_CROSS, spec.bits, across_words=True)
     if spec.previous_ngrams[1] > 0:
         previous = [t.previous for t in turns]
-        found = _ngram_buckets(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)
-        parts_rows.append(found[0])
-        parts_buckets.append(found[1])
-    if len(parts_rows) == 1:
-        return rows, buckets
-    return np.concatenate(parts_rows), np.concatenate(parts_buckets)
+        yield from _ngram_blocks(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)
+
+
+def turn_buckets(turns: Sequence[TurnInput], spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:
+    """(row, bucket) pairs of the turns' own text and cues and of the previous turns' text."""
+    return _joined(turn_blocks(turns, spec))
 
 
 def meta_entries(turns: Sequence[TurnInput]) -> tuple[np.ndarray, np.ndarray]:
@@ -174,6 +190,15 @@ def meta_entries(turns: Sequence[TurnInput]) -> tuple[np.ndarray, np.ndarray]:
             rows.append(row)
             columns.append(len(STAGES))
     return np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64)
+
+
+def meta_rows(turns: Sequence[TurnInput]) -> list[np.ndarray]:
+    """The rows of each meta column in turn (``meta_entries`` by column): one Python expression per turn
+    and column rather than a loop of appends."""
+    stage_index = {stage: i for i, stage in enumerate(STAGES)}
+    stages = np.fromiter((stage_index.get(t.stage, -1) for t in turns), dtype=np.int8, count=len(turns))
+    no_words = np.fromiter((not t.text.strip() for t in turns), dtype=bool, count=len(turns))
+    return [np.flatnonzero(stages == i) for i in range(len(STAGES))] + [np.flatnonzero(no_words)]
 
 
 def rows_to_csr(rows: np.ndarray, columns: np.ndarray, data: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
@@ -217,15 +242,27 @@ class Vectoriser:
         known = columns >= 0
         return rows[known], columns[known]
 
+    def known_blocks(self, blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:
+        """``known`` of the blocks joined, block by block (int32: half the bytes to fill)."""
+        rows, columns = [], []
+        for block_rows, buckets in blocks:
+            found = self.table.take(buckets)
+            known = found >= 0
+            rows.append(block_rows[known])
+            columns.append(found[known])
+        if not rows:
+            return np.empty(0, np.int32), np.empty(0, np.int32)
+        return np.concatenate(rows), np.concatenate(columns)
+
     def weights(self, rows: np.ndarray, columns: np.ndarray, count: int) -> np.ndarray:
         """Each occurrence weighs its column's idf; a row is divided by the root of the sum of its
         occurrences' squared weights. With every n-gram once in a turn (nearly all of them, in turns this
         short) that is the L2 norm of the TF-IDF row; duplicates are left for the product to add up, so no
         per-row sort is needed (it was the largest single cost)."""
-        weights = self.idf[columns]
+        weights = self.idf.take(columns)
         squares = np.bincount(rows, weights=weights * weights, minlength=count)
         norms = np.sqrt(np.where(squares > 0, squares, 1.0)).astype(np.float32)
-        return weights / norms[rows]
+        return weights / norms.take(rows)
 
     def tfidf(self, rows: np.ndarray, columns: np.ndarray, turns: Sequence[TurnInput]) -> sp.csr_matrix:
         """The TF-IDF rows (``weights``) with the meta columns after them, weight 1."""
@@ -243,24 +280,22 @@ class Vectoriser:
         columns: np.ndarray,
         turns: Sequence[TurnInput],
         coef: np.ndarray,
-        meta: tuple[np.ndarray, np.ndarray] | None = None,
+        meta: list[np.ndarray] | None = None,
     ) -> np.ndarray:
         """``tfidf(rows, columns, turns) @ coef`` to the last bit, without the matrix: the entries are
         multiplied where they lie (a COO product adds each row's entries in the order given, as the CSR
         product does once ``rows_to_csr`` has sorted the rows stably, and no sort is needed), and the meta
         columns, weight 1 and last in each row, are added after it in the same order. Sorting the rows and
         scipy's checks of the CSR matrix were a third of the model's time at import. ``meta``: the turns'
-        ``meta_entries``, when the caller has them."""
+        ``meta_rows``, when the caller has them."""
         count = len(turns)
         data = self.weights(rows, columns, count)
-        entries = sp.coo_matrix((data, (rows.astype(np.int32), columns)), shape=(count, self.width))
+        entries = sp.coo_matrix((data, (rows.astype(np.int32, copy=False), columns)), shape=(count, self.width))
         scores = np.asarray(entries @ coef)
-        meta_rows, meta_columns = meta if meta is not None else meta_entries(turns)
-        # meta_entries gives a row's stage before its no-words flag, each row at most once per column
-        for column in range(META_COLUMNS):
-            chosen = meta_columns == column
-            if chosen.any():
-                scores[meta_rows[chosen]] += coef[len(self.buckets) + column]
+        # a row's stage before its no-words flag, as meta_entries orders them; a row once per column
+        for column, chosen in enumerate(meta if meta is not None else meta_rows(turns)):
+            if len(chosen):
+                scores[chosen] += coef[len(self.buckets) + column]
         return scores
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import FeatureSpec, TurnInput, Vectoriser, meta_entries, own_text_buckets, turn_buckets
+from .features import Block, FeatureSpec, TurnInput, Vectoriser, meta_rows, own_text_blocks, turn_blocks
 
 FORMAT = "portal-suggester/1"
 VERSION_PATTERN = re.compile(r"^portal-suggester-(\d+)$")
@@ -64,14 +64,12 @@ class SafetyScorer:
     def probabilities(self, turns: Sequence[TurnInput]) -> np.ndarray:
         return _sigmoid(np.asarray(self.vectoriser.transform(turns) @ self.coef) + self.intercept)
 
-    def probabilities_sharing(
-        self, turns: Sequence[TurnInput], own: tuple[np.ndarray, np.ndarray], meta: tuple[np.ndarray, np.ndarray]
-    ) -> np.ndarray:
-        """``probabilities``, to the last bit, given the (row, bucket) pairs of the turns' own text that the
-        main vectoriser computed (``own_text_buckets``; its spec shares this one's text n-grams) and their
-        ``meta_entries``: hashing the client turns' words a second time was a fifth of the model's time."""
+    def probabilities_sharing(self, turns: Sequence[TurnInput], own: list[Block], meta: list[np.ndarray]) -> np.ndarray:
+        """``probabilities``, to the last bit, given the (row, bucket) blocks of the turns' own text that the
+        main vectoriser computed (``own_text_blocks``; its spec shares this one's text n-grams) and their
+        ``meta_rows``: hashing the client turns' words a second time was a fifth of the model's time."""
         vectoriser = self.vectoriser
-        rows, columns = vectoriser.known(*turn_buckets(turns, vectoriser.spec, own=own))
+        rows, columns = vectoriser.known_blocks(turn_blocks(turns, vectoriser.spec, own=own))
         return _sigmoid(vectoriser.scores(rows, columns, turns, self.coef, meta) + self.intercept)
 
 
@@ -140,10 +138,10 @@ class SuggesterModel:
                 continue
             axis = self.axes[axis_name]
             group = [turns[r] for r in rows.tolist()]
-            meta = meta_entries(group)
-            own = own_text_buckets(group, vectoriser.spec)
+            meta = meta_rows(group)
+            own = own_text_blocks(group, vectoriser.spec)
             probabilities = _sigmoid(
-                vectoriser.scores(*vectoriser.known(*own), group, axis.coef, meta) + axis.intercept
+                vectoriser.scores(*vectoriser.known_blocks(own), group, axis.coef, meta) + axis.intercept
             )
             if axis_name == CLIENT_STATES and self._safety_columns:
                 probabilities[:, self._safety_columns] = (
@@ -178,6 +176,7 @@ class SuggesterModel:
             ends = np.cumsum(np.bincount(picked_rows, minlength=len(rows))).tolist()
             picked = picked_columns.tolist()
             labels = axis.labels
+            names = [labels[j] for j in picked]
             if runners_up:
                 widest = min(int(chosen.sum(axis=1).max(initial=0)) + runners_up, probabilities.shape[1])
                 # the ``widest`` most likely labels of each row, most likely first (a partition, then a sort)
@@ -188,17 +187,18 @@ class SuggesterModel:
                 rounded = np.round(probabilities.astype(np.float64), 4).tolist()
             else:
                 shown = np.round(probabilities[picked_rows, picked_columns].astype(np.float64), 4).tolist()
+                pairs = list(zip(names, shown, strict=True))
             start = 0
             for i, row in enumerate(rows.tolist()):
-                mine = picked[start : ends[i]]
+                end = ends[i]
                 if runners_up:
+                    mine = picked[start:end]
                     rest = [j for j in order[i] if j not in mine][:runners_up]
                     probability = rounded[i]
-                    scores = [(labels[j], probability[j]) for j in mine + rest]
-                else:
-                    scores = [(labels[j], p) for j, p in zip(mine, shown[start : ends[i]], strict=True)]
-                result[row] = ([labels[j] for j in mine], scores)
-                start = ends[i]
+                    result[row] = (names[start:end], [(labels[j], probability[j]) for j in mine + rest])
+                else:  # slices of lists made once for the whole axis: the import's path, a turn at a time
+                    result[row] = (names[start:end], pairs[start:end])
+                start = end
         return result
 
 
