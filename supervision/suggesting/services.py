@@ -122,6 +122,14 @@ def _predict(model: SuggesterModel, turns, inputs: list[TurnInput]) -> list:
     return model.predict(inputs, [t.speaker for t in turns], runners_up=0)
 
 
+def _turn_inputs(turns, previous: list[str]) -> list[TurnInput]:
+    """What the model reads of each turn, with the text of the turn before it."""
+    return [
+        TurnInput(turn.text or "", turn.stage or "", turn.nonverbal or (), text or "")
+        for turn, text in zip(turns, previous, strict=True)
+    ]
+
+
 def _session_of(turn) -> object:
     """The session a written turn belongs to: its id (a stored turn) or its code (an import's record)."""
     return turn.session_id if isinstance(turn, StoredTurn) else turn.session
@@ -150,20 +158,21 @@ def _copy_tails(turns, predictions, labels_json: dict[tuple, str]) -> list[str]:
 
 class _Predicting:
     """The model on one chunk in a thread of its own; ``result`` waits for it (and raises what it raised).
-    With ``labels_json`` (PostgreSQL) the thread also writes the chunk's COPY rows (``_copy_tails``): it is
-    Python, but done while the import waits on PostgreSQL it costs the import nothing."""
+    The thread also makes the model's inputs and, with ``labels_json`` (PostgreSQL), the chunk's COPY rows
+    (``_copy_tails``): that is Python, but done while the import waits on PostgreSQL it costs the import
+    next to nothing."""
 
-    def __init__(self, model: SuggesterModel, turns, inputs: list[TurnInput], labels_json: dict | None) -> None:
+    def __init__(self, model: SuggesterModel, turns, previous: list[str], labels_json: dict | None) -> None:
         self._result: list | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._run, args=(model, turns, inputs, labels_json), name="suggester", daemon=True
+            target=self._run, args=(model, turns, previous, labels_json), name="suggester", daemon=True
         )
         self._thread.start()
 
-    def _run(self, model: SuggesterModel, turns, inputs: list[TurnInput], labels_json: dict | None) -> None:
+    def _run(self, model: SuggesterModel, turns, previous: list[str], labels_json: dict | None) -> None:
         try:
-            predictions = _predict(model, turns, inputs)
+            predictions = _predict(model, turns, _turn_inputs(turns, previous))
             self._result = predictions if labels_json is None else _copy_tails(turns, predictions, labels_json)
         except BaseException as exc:  # handed to the caller's thread by ``result``
             self._error = exc
@@ -230,7 +239,7 @@ class SuggestionWriter:
         kept = [turn for turn in turns if turn.speaker in AXIS_OF_SPEAKER]
         chunk = self._read = _Chunk(turns, kept, self._previous_texts(turns, kept))
         if self.overlap and kept and None not in chunk.previous:
-            chunk.predicting = _Predicting(self.model, kept, self._turn_inputs(chunk), self._copy_labels())
+            chunk.predicting = _Predicting(self.model, kept, chunk.previous, self._copy_labels())
 
     def write(self, turns: Sequence[tuple[int, object]], *, replaced: Sequence[int] = ()) -> int:
         """``turns``: (turn id, an object with ``session``, ``seq``, ``speaker``, ``stage``, ``text``,
@@ -246,15 +255,15 @@ class SuggestionWriter:
         if not chunk.turns:
             return 0
         if chunk.predicting is None:
-            inputs = self._turn_inputs(chunk)
+            previous = self._read_back(chunk)
             if not self.overlap:
-                predictions = _predict(self.model, chunk.turns, inputs)
+                predictions = _predict(self.model, chunk.turns, _turn_inputs(chunk.turns, previous))
                 labels_json = self._copy_labels()
                 self._store(
                     chunk, predictions if labels_json is None else _copy_tails(chunk.turns, predictions, labels_json)
                 )
                 return len(chunk.turns)
-            chunk.predicting = _Predicting(self.model, chunk.turns, inputs, self._copy_labels())
+            chunk.predicting = _Predicting(self.model, chunk.turns, previous, self._copy_labels())
         self._pending = chunk
         return len(chunk.turns)
 
@@ -276,30 +285,24 @@ class SuggestionWriter:
         self._previous_chunk = here
         return previous
 
-    def _turn_inputs(self, chunk: _Chunk) -> list[TurnInput]:
-        """What the model reads of each turn; the texts before that ``_previous_texts`` left out are read
-        back in one query (so only once the turns have ids)."""
-        previous = chunk.previous
-        if None in previous:
-            missing = [turn_id for turn_id, text in zip(chunk.ids, previous, strict=True) if text is None]
-            stored = dict(
-                Turn.objects.filter(pk__in=missing)
-                .annotate(
-                    previous_text=Subquery(
-                        Turn.objects.filter(session_id=OuterRef("session_id"), seq=OuterRef("seq") - 1).values("text")[
-                            :1
-                        ]
-                    )
+    def _read_back(self, chunk: _Chunk) -> list[str]:
+        """``chunk.previous`` with the texts ``_previous_texts`` left out read back in one query (so only
+        once the turns have ids)."""
+        missing = [turn_id for turn_id, text in zip(chunk.ids, chunk.previous, strict=True) if text is None]
+        if not missing:
+            return chunk.previous
+        stored = dict(
+            Turn.objects.filter(pk__in=missing)
+            .annotate(
+                previous_text=Subquery(
+                    Turn.objects.filter(session_id=OuterRef("session_id"), seq=OuterRef("seq") - 1).values("text")[:1]
                 )
-                .values_list("pk", "previous_text")
             )
-            previous = [
-                text if text is not None else stored.get(turn_id) or ""
-                for turn_id, text in zip(chunk.ids, previous, strict=True)
-            ]
+            .values_list("pk", "previous_text")
+        )
         return [
-            TurnInput(turn.text or "", turn.stage or "", turn.nonverbal or (), text or "")
-            for turn, text in zip(chunk.turns, previous, strict=True)
+            text if text is not None else stored.get(turn_id) or ""
+            for turn_id, text in zip(chunk.ids, chunk.previous, strict=True)
         ]
 
     def finish(self) -> None:
