@@ -73,6 +73,10 @@ class TurnInput:
 
 
 _WHITESPACE_POINTS = np.array([9, 10, 11, 12, 13, 0x85, 0xA0, 0x3000], dtype=np.uint32)
+# Whether a code point is one of them, looked up (points above the last are clipped to a False slot):
+# np.isin cost twice as much.
+_IS_WHITESPACE = np.zeros(int(_WHITESPACE_POINTS.max()) + 2, dtype=bool)
+_IS_WHITESPACE[_WHITESPACE_POINTS] = True
 
 
 def _points(texts: list[str]) -> np.ndarray:
@@ -83,7 +87,7 @@ def _points(texts: list[str]) -> np.ndarray:
     if "\x00" in joined.replace(" \x00 ", ""):
         joined = " \x00 ".join(t.replace("\x00", " ") for t in texts)
     points = np.frombuffer((" " + joined + " ").lower().encode("utf-32-le"), dtype=np.uint32).copy()
-    points[np.isin(points, _WHITESPACE_POINTS)] = _SPACE
+    points[_IS_WHITESPACE[np.minimum(points, len(_IS_WHITESPACE) - 1)]] = _SPACE
     return points
 
 
@@ -133,8 +137,7 @@ def _ngram_blocks(
             salted = hashes[valid]
             salted ^= np.uint32((salt * 131 + n) & 0xFFFFFFFF)
             salted *= _MIX
-            salted >>= shift
-            yield rows[:count][valid], salted.astype(np.int64)
+            yield rows[:count][valid], np.right_shift(salted, shift, dtype=np.int64)  # the shift and the int64 at once
 
 
 def _joined(blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:
@@ -226,6 +229,9 @@ class Vectoriser:
         self.spec = spec
         self.buckets = buckets.astype(np.int64)
         self.idf = idf.astype(np.float32)
+        # each column's squared weight as the norms add it up (the float32 square, in float64), looked up
+        # instead of squared and converted entry by entry
+        self.idf_squared = (self.idf * self.idf).astype(np.float64)
         self.table = np.full(1 << spec.bits, -1, dtype=np.int32)
         self.table[self.buckets] = np.arange(len(self.buckets), dtype=np.int32)
 
@@ -242,27 +248,27 @@ class Vectoriser:
         known = columns >= 0
         return rows[known], columns[known]
 
-    def known_blocks(self, blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:
-        """``known`` of the blocks joined, block by block (int32: half the bytes to fill)."""
-        rows, columns = [], []
+    def known_blocks(self, blocks: Sequence[Block]) -> tuple[np.ndarray, np.ndarray]:
+        """``known`` of the blocks joined, block by block, each block's known entries written where they
+        belong in the result (int32: half the bytes to fill; nothing joined afterwards)."""
+        size = sum(len(buckets) for _, buckets in blocks)
+        rows, columns, end = np.empty(size, np.int32), np.empty(size, np.int32), 0
         for block_rows, buckets in blocks:
             found = self.table.take(buckets)
             known = found >= 0
-            rows.append(block_rows[known])
-            columns.append(found[known])
-        if not rows:
-            return np.empty(0, np.int32), np.empty(0, np.int32)
-        return np.concatenate(rows), np.concatenate(columns)
+            start, end = end, end + np.count_nonzero(known)
+            np.compress(known, block_rows, out=rows[start:end])
+            np.compress(known, found, out=columns[start:end])
+        return rows[:end], columns[:end]
 
     def weights(self, rows: np.ndarray, columns: np.ndarray, count: int) -> np.ndarray:
         """Each occurrence weighs its column's idf; a row is divided by the root of the sum of its
         occurrences' squared weights. With every n-gram once in a turn (nearly all of them, in turns this
         short) that is the L2 norm of the TF-IDF row; duplicates are left for the product to add up, so no
         per-row sort is needed (it was the largest single cost)."""
-        weights = self.idf.take(columns)
-        squares = np.bincount(rows, weights=weights * weights, minlength=count)
+        squares = np.bincount(rows, weights=self.idf_squared.take(columns), minlength=count)
         norms = np.sqrt(np.where(squares > 0, squares, 1.0)).astype(np.float32)
-        return weights / norms.take(rows)
+        return self.idf.take(columns) / norms.take(rows)
 
     def tfidf(self, rows: np.ndarray, columns: np.ndarray, turns: Sequence[TurnInput]) -> sp.csr_matrix:
         """The TF-IDF rows (``weights``) with the meta columns after them, weight 1."""

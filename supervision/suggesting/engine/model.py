@@ -69,7 +69,7 @@ class SafetyScorer:
         main vectoriser computed (``own_text_blocks``; its spec shares this one's text n-grams) and their
         ``meta_rows``: hashing the client turns' words a second time was a fifth of the model's time."""
         vectoriser = self.vectoriser
-        rows, columns = vectoriser.known_blocks(turn_blocks(turns, vectoriser.spec, own=own))
+        rows, columns = vectoriser.known_blocks(list(turn_blocks(turns, vectoriser.spec, own=own)))
         return _sigmoid(vectoriser.scores(rows, columns, turns, self.coef, meta) + self.intercept)
 
 
