@@ -184,9 +184,7 @@ def import_slowdown(turns: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.csv"
         write_bench_csv(path, turns, "BENCHSG")
-        rounds = [suggestion_cost(path, "BENCHSG") for _ in range(2)]
-    without = min(r[0] for r in rounds)
-    with_ = min(r[1] for r in rounds)
+        without, with_ = (min(timings) for timings in suggestion_cost(path, "BENCHSG", rounds=2))
     print(
         f"(d) import of a {turns:,}-turn csv: without the suggester {without:.2f} s, with it {with_:.2f} s → "
         f"{with_ / without - 1:+.1%} (bar ≤ +25 %; best of 2 each, load {os.getloadavg()[0]:.1f})"

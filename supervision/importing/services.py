@@ -310,11 +310,14 @@ class ChunkWriter:
             again = [r for r in records if sessions[r.session].id in preexisting]
             if again:
                 fresh += self._update_existing(again)
+        again, self._again = self._again, []
+        if self.suggestions is not None:
+            # the model starts on the chunk now and runs while the turns, links and comments are written
+            self.suggestions.read(fresh + [record for _, record in again])
         ids = self.writer.turns(fresh, sessions)
         self.report.created += len(fresh)
         linked = list(zip(ids, fresh, strict=True))
         if self.suggestions is not None:
-            again, self._again = self._again, []
             self.suggestions.write(linked + again, replaced=[turn_id for turn_id, _ in again])
         self._link(linked)
         comments = []

@@ -123,7 +123,15 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
 
 def _predict(model: SuggesterModel, turns, inputs: list[TurnInput]) -> list:
     """(labels, [(label, probability), …] of those labels) per turn: what the run stores."""
-    return model.predict(inputs, [t.speaker for _, t in turns], runners_up=0)
+    return model.predict(inputs, [t.speaker for t in turns], runners_up=0)
+
+
+def _turn_inputs(turns, previous: list[str]) -> list[TurnInput]:
+    """What the model reads of each turn, with the text of the turn before it."""
+    return [
+        TurnInput(turn.text or "", turn.stage or "", turn.nonverbal or (), text or "")
+        for turn, text in zip(turns, previous, strict=True)
+    ]
 
 
 def _session_of(turn) -> object:
@@ -131,19 +139,45 @@ def _session_of(turn) -> object:
     return turn.session_id if isinstance(turn, StoredTurn) else turn.session
 
 
-class _Predicting:
-    """The model on one chunk in a thread of its own; ``result`` waits for it (and raises what it raised)."""
+def _copy_tails(turns, predictions, labels_json: dict[tuple, str]) -> list[str]:
+    """Each turn's row of the text COPY after its run and turn ids (``SuggestionWriter._copy``): the JSON is
+    written here, as the codes are plain identifiers and the numbers floats, so nothing needs escaping, and
+    there is no ``json.dumps`` per value (it was a fifth of the cost). ``scores`` keeps the probabilities of
+    the labels suggested, which the pages show (``NULL`` when none is); the runners-up the model also ranks
+    (``suggest_labels --input`` prints them) are not stored: nothing reads them, they were three quarters of
+    the jsonb the server parsed, and ranking them was two thirds of the model's time
+    (``predict(runners_up=0)``)."""
+    tails = []
+    for turn, (labels, scores) in zip(turns, predictions, strict=True):
+        listed = labels_json.get(tuple(labels))
+        if listed is None:
+            listed = labels_json[tuple(labels)] = json.dumps(labels)
+        shown = "{" + ", ".join(f'"{code}": {p!r}' for code, p in scores) + "}" if labels else "\\N"
+        if turn.speaker == "counselor":
+            tails.append(f"\t{listed}\t\\N\tf\t{shown}\n")
+        else:
+            tails.append(f"\t\\N\t{listed}\tf\t{shown}\n")
+    return tails
 
-    def __init__(self, model: SuggesterModel, turns, inputs: list[TurnInput]) -> None:
-        self.turns = turns
+
+class _Predicting:
+    """The model on one chunk in a thread of its own; ``result`` waits for it (and raises what it raised).
+    The thread also makes the model's inputs and, with ``labels_json`` (PostgreSQL), the chunk's COPY rows
+    (``_copy_tails``): that is Python, but done while the import waits on PostgreSQL it costs the import
+    next to nothing."""
+
+    def __init__(self, model: SuggesterModel, turns, previous: list[str], labels_json: dict | None) -> None:
         self._result: list | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(model, inputs), name="suggester", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(model, turns, previous, labels_json), name="suggester", daemon=True
+        )
         self._thread.start()
 
-    def _run(self, model: SuggesterModel, inputs: list[TurnInput]) -> None:
+    def _run(self, model: SuggesterModel, turns, previous: list[str], labels_json: dict | None) -> None:
         try:
-            self._result = _predict(model, self.turns, inputs)
+            predictions = _predict(model, turns, _turn_inputs(turns, previous))
+            self._result = predictions if labels_json is None else _copy_tails(turns, predictions, labels_json)
         except BaseException as exc:  # handed to the caller's thread by ``result``
             self._error = exc
 
@@ -154,17 +188,34 @@ class _Predicting:
         return self._result
 
 
+def _same_objects(these: Sequence[object], those: Sequence[object]) -> bool:
+    return len(these) == len(those) and all(a is b for a, b in zip(these, those, strict=True))
+
+
+@dataclass
+class _Chunk:
+    """A chunk's turns that have an axis, read before they are written: the text of the turn before each
+    (``None``: to be read back once the turns have ids), and the model once it has started on them."""
+
+    given: Sequence[object]  # the chunk as ``read`` was given it
+    turns: list
+    previous: list[str | None]
+    predicting: _Predicting | None = None
+    ids: list[int] | None = None
+
+
 class SuggestionWriter:
     """Writes the suggestions of turns as they are stored, into the run of the model version, inside the
     caller's transaction. The import feeds it chunk by chunk with the records it has in memory (nothing is
     read back); ``replaced`` names turns that may hold an older suggestion of this version (a re-import).
 
     With ``overlap`` (the import) the model runs on a chunk in a background thread while the caller goes on
-    writing that chunk's turns, links and comments and reading the next chunk: the model is NumPy on whole
-    arrays, which runs without the GIL, and the caller mostly waits on PostgreSQL, so the two share the time
-    instead of adding up. The chunk's rows are written on the caller's connection (its transaction) at the
-    next ``write`` or at ``finish``, so every turn has its suggestion when the import commits. Only the
-    model's arithmetic leaves the thread that owns the connection."""
+    with its own work: the model is NumPy on whole arrays, which runs without the GIL, and the caller mostly
+    waits on PostgreSQL, so the two share the time instead of adding up. The import hands a chunk over with
+    ``read`` before it writes the chunk's turns, links and comments, which is when it waits on PostgreSQL
+    most; ``write`` then gives the turns' ids. The chunk's rows are written on the caller's connection (its
+    transaction) at the next ``read`` or at ``finish``, so every turn has its suggestion when the import
+    commits. Only the model's arithmetic leaves the thread that owns the connection."""
 
     COLUMNS = "run_id, turn_id, techniques, client_states, dialog_act_rated, scores"
 
@@ -173,7 +224,8 @@ class SuggestionWriter:
         self.run = suggestion_run(model)
         self.overlap = overlap
         self._labels_json: dict[tuple, str] = {}
-        self._pending: _Predicting | None = None
+        self._read: _Chunk | None = None
+        self._pending: _Chunk | None = None
         # (session, seq) -> text of the previous chunk's turns: a session's turn before the first of a chunk
         self._previous_chunk: dict[tuple, str] = {}
 
@@ -182,55 +234,79 @@ class SuggestionWriter:
         model = current_model()
         return cls(model, overlap=True) if model is not None else None
 
-    def write(self, turns: Sequence[tuple[int, object]], *, replaced: Sequence[int] = ()) -> int:
-        """``turns``: (turn id, an object with ``speaker``, ``stage``, ``text``, ``nonverbal``)."""
+    def read(self, turns: Sequence[object]) -> None:
+        """A chunk before its turns are written (objects with ``session``, ``seq``, ``speaker``, ``stage``,
+        ``text``, ``nonverbal``); ``write`` follows with the same objects and their ids. With ``overlap`` the
+        model starts on them now (started at ``write`` it ran while the import parsed the next chunk, both
+        wanting the GIL, and the last chunk's was waited for at the end)."""
         self._store_pending()
+        kept = [turn for turn in turns if turn.speaker in AXIS_OF_SPEAKER]
+        chunk = self._read = _Chunk(turns, kept, self._previous_texts(turns, kept))
+        if self.overlap and kept and None not in chunk.previous:
+            chunk.predicting = _Predicting(self.model, kept, chunk.previous, self._copy_labels())
+
+    def write(self, turns: Sequence[tuple[int, object]], *, replaced: Sequence[int] = ()) -> int:
+        """``turns``: (turn id, an object with ``session``, ``seq``, ``speaker``, ``stage``, ``text``,
+        ``nonverbal``), the objects given to ``read`` if it was called for this chunk."""
+        chunk = self._read
+        if chunk is None or not _same_objects(chunk.given, [turn for _, turn in turns]):
+            self.read([turn for _, turn in turns])
+            chunk = self._read
+        self._read = None
         if replaced:
             RunTurn.objects.filter(run=self.run, turn_id__in=list(replaced)).delete()
-        inputs = self._inputs(turns)
-        kept = [i for i, (_, turn) in enumerate(turns) if turn.speaker in AXIS_OF_SPEAKER]
-        turns, inputs = [turns[i] for i in kept], [inputs[i] for i in kept]
-        if not turns:
+        chunk.ids = [turn_id for turn_id, turn in turns if turn.speaker in AXIS_OF_SPEAKER]
+        if not chunk.turns:
             return 0
-        if self.overlap:
-            self._pending = _Predicting(self.model, turns, inputs)
-        else:
-            self._store(turns, _predict(self.model, turns, inputs))
-        return len(turns)
+        if chunk.predicting is None:
+            previous = self._read_back(chunk)
+            if not self.overlap:
+                predictions = _predict(self.model, chunk.turns, _turn_inputs(chunk.turns, previous))
+                labels_json = self._copy_labels()
+                self._store(
+                    chunk, predictions if labels_json is None else _copy_tails(chunk.turns, predictions, labels_json)
+                )
+                return len(chunk.turns)
+            chunk.predicting = _Predicting(self.model, chunk.turns, previous, self._copy_labels())
+        self._pending = chunk
+        return len(chunk.turns)
 
-    def _inputs(self, turns: Sequence[tuple[int, object]]) -> list[TurnInput]:
-        """What the model reads of each turn, with ``previous``: the text of the session's turn at seq - 1
-        (the safety scorer reads the counselor's question before an answer; without it the shipped model
-        misses disclosures it finds in cross-validation). From this chunk or the one before, as the import
-        and ``suggestions_refresh`` write sessions in order; else read back in one query (a chunk's first
-        turn whose neighbour was written earlier, or a re-imported turn whose neighbour the file lacks)."""
-        here = {(_session_of(turn), turn.seq): turn.text or "" for _, turn in turns}
-        before, missing, previous = self._previous_chunk, [], []
-        for turn_id, turn in turns:
+    def _previous_texts(self, chunk: Sequence[object], turns: list) -> list[str | None]:
+        """The text of the session's turn at seq - 1 for each of ``turns`` (those of the ``chunk`` that have
+        an axis; the safety scorer reads the counselor's question before an answer, and without it the
+        shipped model misses disclosures it finds in cross-validation), from this chunk or the one before, as
+        the import and ``suggestions_refresh`` write sessions in order. ``None``: to be read back (a chunk's
+        first turn whose neighbour was written earlier, or a re-imported turn whose neighbour the file
+        lacks)."""
+        here = {(_session_of(turn), turn.seq): turn.text or "" for turn in chunk}
+        before, previous = self._previous_chunk, []
+        for turn in turns:
             key = (_session_of(turn), turn.seq - 1)
             text = here.get(key)
             if text is None:
                 text = before.get(key)
-            if text is None and turn.seq > 0:
-                missing.append(turn_id)
-            previous.append(text or "")
-        if missing:
-            stored = dict(
-                Turn.objects.filter(pk__in=missing)
-                .annotate(
-                    previous_text=Subquery(
-                        Turn.objects.filter(session_id=OuterRef("session_id"), seq=OuterRef("seq") - 1).values("text")[
-                            :1
-                        ]
-                    )
-                )
-                .values_list("pk", "previous_text")
-            )
-            previous = [text or stored.get(turn_id) or "" for (turn_id, _), text in zip(turns, previous, strict=True)]
+            previous.append("" if text is None and turn.seq <= 0 else text)
         self._previous_chunk = here
+        return previous
+
+    def _read_back(self, chunk: _Chunk) -> list[str]:
+        """``chunk.previous`` with the texts ``_previous_texts`` left out read back in one query (so only
+        once the turns have ids)."""
+        missing = [turn_id for turn_id, text in zip(chunk.ids, chunk.previous, strict=True) if text is None]
+        if not missing:
+            return chunk.previous
+        stored = dict(
+            Turn.objects.filter(pk__in=missing)
+            .annotate(
+                previous_text=Subquery(
+                    Turn.objects.filter(session_id=OuterRef("session_id"), seq=OuterRef("seq") - 1).values("text")[:1]
+                )
+            )
+            .values_list("pk", "previous_text")
+        )
         return [
-            TurnInput(turn.text or "", turn.stage or "", turn.nonverbal or (), text)
-            for (_, turn), text in zip(turns, previous, strict=True)
+            text if text is not None else stored.get(turn_id) or ""
+            for turn_id, text in zip(chunk.ids, chunk.previous, strict=True)
         ]
 
     def finish(self) -> None:
@@ -241,36 +317,27 @@ class SuggestionWriter:
     def _store_pending(self) -> None:
         pending, self._pending = self._pending, None
         if pending is not None:
-            self._store(pending.turns, pending.result())
+            self._store(pending, pending.predicting.result())
 
-    def _store(self, turns, predictions) -> None:
+    def _copy_labels(self) -> dict[tuple, str] | None:
+        """The JSON of the label lists written so far, for ``_copy_tails``; ``None``: no COPY (not PostgreSQL)."""
+        return self._labels_json if connection.vendor == "postgresql" else None
+
+    def _store(self, chunk: _Chunk, result: list) -> None:
+        """``result``: the chunk's ``_copy_tails`` on PostgreSQL, else its predictions."""
         if connection.vendor == "postgresql":
-            self._copy(turns, predictions)
+            self._copy(chunk.ids, result)
         else:
-            self._bulk_create(turns, predictions)
+            self._bulk_create(list(zip(chunk.ids, chunk.turns, strict=True)), result)
 
-    def _copy(self, turns, predictions) -> None:
-        """Text COPY of rows whose JSON is written here: the codes are plain identifiers and the numbers
-        floats, so nothing needs escaping, and there is no ``json.dumps`` per value (it was a fifth of the
-        cost). ``scores`` keeps the probabilities of the labels suggested, which the pages show (``NULL``
-        when none is); the runners-up the model also ranks (``suggest_labels --input`` prints them) are not
-        stored: nothing reads them, they were three quarters of the jsonb the server parsed, and ranking them
-        was two thirds of the model's time (``predict(runners_up=0)``)."""
-        run_id, labels_json, lines = self.run.pk, self._labels_json, []
-        for (turn_id, turn), (labels, scores) in zip(turns, predictions, strict=True):
-            listed = labels_json.get(tuple(labels))
-            if listed is None:
-                listed = labels_json[tuple(labels)] = json.dumps(labels)
-            shown = "{" + ", ".join(f'"{code}": {p!r}' for code, p in scores) + "}" if labels else "\\N"
-            if turn.speaker == "counselor":
-                lines.append(f"{run_id}\t{turn_id}\t{listed}\t\\N\tf\t{shown}\n")
-            else:
-                lines.append(f"{run_id}\t{turn_id}\t\\N\t{listed}\tf\t{shown}\n")
+    def _copy(self, turn_ids: list[int], tails: list[str]) -> None:
+        """Text COPY of the chunk's rows (``_copy_tails``), on the caller's connection."""
+        run_id = self.run.pk
         with (
             connection.connection.cursor() as cursor,
             cursor.copy(f"COPY {RunTurn._meta.db_table} ({self.COLUMNS}) FROM STDIN") as copy,
         ):
-            copy.write("".join(lines))
+            copy.write("".join([f"{run_id}\t{turn_id}{tail}" for turn_id, tail in zip(turn_ids, tails, strict=True)]))
 
     def _bulk_create(self, turns, predictions) -> None:
         RunTurn.objects.bulk_create(

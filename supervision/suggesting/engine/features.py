@@ -11,7 +11,7 @@ import carry its suggestions within 25 % of its time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,6 +73,10 @@ class TurnInput:
 
 
 _WHITESPACE_POINTS = np.array([9, 10, 11, 12, 13, 0x85, 0xA0, 0x3000], dtype=np.uint32)
+# Whether a code point is one of them, looked up (points above the last are clipped to a False slot):
+# np.isin cost twice as much.
+_IS_WHITESPACE = np.zeros(int(_WHITESPACE_POINTS.max()) + 2, dtype=bool)
+_IS_WHITESPACE[_WHITESPACE_POINTS] = True
 
 
 def _points(texts: list[str]) -> np.ndarray:
@@ -83,34 +87,41 @@ def _points(texts: list[str]) -> np.ndarray:
     if "\x00" in joined.replace(" \x00 ", ""):
         joined = " \x00 ".join(t.replace("\x00", " ") for t in texts)
     points = np.frombuffer((" " + joined + " ").lower().encode("utf-32-le"), dtype=np.uint32).copy()
-    points[np.isin(points, _WHITESPACE_POINTS)] = _SPACE
+    points[_IS_WHITESPACE[np.minimum(points, len(_IS_WHITESPACE) - 1)]] = _SPACE
     return points
 
 
-def _ngram_buckets(
+Block = tuple[np.ndarray, np.ndarray]  # (row, bucket) of one n's n-grams, positions in order: int32, int64
+
+
+def _ngram_blocks(
     texts: list[str], ngrams: tuple[int, int], salt: int, bits: int, *, across_words: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """(row, bucket) of every n-gram of ``texts``, for n in ``ngrams``; with ``across_words`` n-grams may
-    hold spaces (not two in a row)."""
+) -> Iterator[Block]:
+    """(row, bucket) of every n-gram of ``texts``, a block for each n in ``ngrams`` in turn; with
+    ``across_words`` n-grams may hold spaces (not two in a row). Rows are int32 and the hashes updated in
+    place: at import the model's time went to allocating and filling fresh arrays more than to arithmetic."""
     if not texts:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
+        return
     points = _points(texts)
     size = len(points)
     is_separator = points == _SEPARATOR
-    separators = np.concatenate(([0], np.cumsum(is_separator)))
+    separators = np.zeros(size + 1, dtype=np.int32)
+    np.cumsum(is_separator, out=separators[1:])
     rows = separators[1:]  # a position's row: the separators before it (a separator belongs to no n-gram)
     is_space = points == _SPACE
-    spaces = np.concatenate(([0], np.cumsum(is_space)))
+    spaces = np.zeros(size + 1, dtype=np.int32)
+    np.cumsum(is_space, out=spaces[1:])
     low, high = ngrams
     shift = np.uint32(32 - bits)
     hashes = np.zeros(size, dtype=np.uint32)
-    found_rows, found_buckets = [], []
     with np.errstate(over="ignore"):
         for n in range(1, high + 1):
             count = size - n + 1
             if count <= 0:
                 break
-            hashes = hashes[:count] * _PRIME + points[n - 1 :]
+            hashes = hashes[:count]  # the hash of the n-gram at each position, from the (n-1)-gram's
+            np.multiply(hashes, _PRIME, out=hashes)
+            np.add(hashes, points[n - 1 :], out=hashes)
             if n < low:
                 continue
             if n == 1:
@@ -123,32 +134,50 @@ def _ngram_buckets(
                     valid &= ~(is_space[n - 2 : n - 2 + count] & is_space[n - 1 :])
                 else:
                     valid &= spaces[n - 1 : n - 1 + count] == spaces[1 : 1 + count]
-            salted = hashes[valid] ^ np.uint32((salt * 131 + n) & 0xFFFFFFFF)
-            found_buckets.append(((salted * _MIX) >> shift).astype(np.int64))
-            found_rows.append(rows[:count][valid])
-    if not found_rows:
+            salted = hashes[valid]
+            salted ^= np.uint32((salt * 131 + n) & 0xFFFFFFFF)
+            salted *= _MIX
+            yield rows[:count][valid], np.right_shift(salted, shift, dtype=np.int64)  # the shift and the int64 at once
+
+
+def _joined(blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:
+    blocks = list(blocks)
+    if not blocks:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(found_rows), np.concatenate(found_buckets)
+    return np.concatenate([r for r, _ in blocks], dtype=np.int64), np.concatenate([b for _, b in blocks])
+
+
+def _ngram_buckets(
+    texts: list[str], ngrams: tuple[int, int], salt: int, bits: int, *, across_words: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """``_ngram_blocks`` as one (row, bucket) pair of int64 arrays."""
+    return _joined(_ngram_blocks(texts, ngrams, salt, bits, across_words=across_words))
+
+
+def own_text_blocks(turns: Sequence[TurnInput], spec: FeatureSpec) -> list[Block]:
+    """The (row, bucket) blocks of the turns' own text and cues: the first part of ``turn_blocks``, and all
+    of it for the main vectoriser. Two specs with the same ``bits`` and ``text_ngrams`` give the same blocks
+    (the salt is fixed), which is what lets the safety scorer reuse the main vectoriser's."""
+    own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
+    return list(_ngram_blocks(own, spec.text_ngrams, _SALT_TEXT, spec.bits))
+
+
+def turn_blocks(turns: Sequence[TurnInput], spec: FeatureSpec, *, own: list[Block] | None = None) -> Iterator[Block]:
+    """The (row, bucket) blocks of the turns' own text and cues, then of their text across words, then of
+    the previous turns' text. ``own``: the first part, already computed (``own_text_blocks`` of the same
+    turns with a spec sharing its text n-grams)."""
+    yield from own if own is not None else own_text_blocks(turns, spec)
+    if spec.cross_ngrams[1] > 0:
+        texts = [t.text for t in turns]
+        yield from _ngram_blocks(texts, spec.cross_ngrams, _SALT_CROSS, spec.bits, across_words=True)
+    if spec.previous_ngrams[1] > 0:
+        previous = [t.previous for t in turns]
+        yield from _ngram_blocks(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)
 
 
 def turn_buckets(turns: Sequence[TurnInput], spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:
     """(row, bucket) pairs of the turns' own text and cues and of the previous turns' text."""
-    own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
-    rows, buckets = _ngram_buckets(own, spec.text_ngrams, _SALT_TEXT, spec.bits)
-    parts_rows, parts_buckets = [rows], [buckets]
-    if spec.cross_ngrams[1] > 0:
-        texts = [t.text for t in turns]
-        found = _ngram_buckets(texts, spec.cross_ngrams, _SALT_CROSS, spec.bits, across_words=True)
-        parts_rows.append(found[0])
-        parts_buckets.append(found[1])
-    if spec.previous_ngrams[1] > 0:
-        previous = [t.previous for t in turns]
-        found = _ngram_buckets(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)
-        parts_rows.append(found[0])
-        parts_buckets.append(found[1])
-    if len(parts_rows) == 1:
-        return rows, buckets
-    return np.concatenate(parts_rows), np.concatenate(parts_buckets)
+    return _joined(turn_blocks(turns, spec))
 
 
 def meta_entries(turns: Sequence[TurnInput]) -> tuple[np.ndarray, np.ndarray]:
@@ -164,6 +193,15 @@ def meta_entries(turns: Sequence[TurnInput]) -> tuple[np.ndarray, np.ndarray]:
             rows.append(row)
             columns.append(len(STAGES))
     return np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64)
+
+
+def meta_rows(turns: Sequence[TurnInput]) -> list[np.ndarray]:
+    """The rows of each meta column in turn (``meta_entries`` by column): one Python expression per turn
+    and column rather than a loop of appends."""
+    stage_index = {stage: i for i, stage in enumerate(STAGES)}
+    stages = np.fromiter((stage_index.get(t.stage, -1) for t in turns), dtype=np.int8, count=len(turns))
+    no_words = np.fromiter((not t.text.strip() for t in turns), dtype=bool, count=len(turns))
+    return [np.flatnonzero(stages == i) for i in range(len(STAGES))] + [np.flatnonzero(no_words)]
 
 
 def rows_to_csr(rows: np.ndarray, columns: np.ndarray, data: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
@@ -191,6 +229,9 @@ class Vectoriser:
         self.spec = spec
         self.buckets = buckets.astype(np.int64)
         self.idf = idf.astype(np.float32)
+        # each column's squared weight as the norms add it up (the float32 square, in float64), looked up
+        # instead of squared and converted entry by entry
+        self.idf_squared = (self.idf * self.idf).astype(np.float64)
         self.table = np.full(1 << spec.bits, -1, dtype=np.int32)
         self.table[self.buckets] = np.arange(len(self.buckets), dtype=np.int32)
 
@@ -199,25 +240,69 @@ class Vectoriser:
         return len(self.buckets) + META_COLUMNS
 
     def transform(self, turns: Sequence[TurnInput]) -> sp.csr_matrix:
-        rows, buckets = turn_buckets(turns, self.spec)
+        return self.tfidf(*self.known(*turn_buckets(turns, self.spec)), turns)
+
+    def known(self, rows: np.ndarray, buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(row, column) of the buckets seen in training, in their order; the others are dropped."""
         columns = self.table[buckets]
         known = columns >= 0
-        return self.tfidf(rows[known], columns[known], turns)
+        return rows[known], columns[known]
 
-    def tfidf(self, rows: np.ndarray, columns: np.ndarray, turns: Sequence[TurnInput]) -> sp.csr_matrix:
+    def known_blocks(self, blocks: Sequence[Block]) -> tuple[np.ndarray, np.ndarray]:
+        """``known`` of the blocks joined, block by block, each block's known entries written where they
+        belong in the result (int32: half the bytes to fill; nothing joined afterwards)."""
+        size = sum(len(buckets) for _, buckets in blocks)
+        rows, columns, end = np.empty(size, np.int32), np.empty(size, np.int32), 0
+        for block_rows, buckets in blocks:
+            found = self.table.take(buckets)
+            known = found >= 0
+            start, end = end, end + np.count_nonzero(known)
+            np.compress(known, block_rows, out=rows[start:end])
+            np.compress(known, found, out=columns[start:end])
+        return rows[:end], columns[:end]
+
+    def weights(self, rows: np.ndarray, columns: np.ndarray, count: int) -> np.ndarray:
         """Each occurrence weighs its column's idf; a row is divided by the root of the sum of its
         occurrences' squared weights. With every n-gram once in a turn (nearly all of them, in turns this
         short) that is the L2 norm of the TF-IDF row; duplicates are left for the product to add up, so no
-        per-row sort is needed (it was the largest single cost). The meta columns follow, weight 1."""
-        count = len(turns)
-        weights = self.idf[columns]
-        squares = np.bincount(rows, weights=weights * weights, minlength=count)
+        per-row sort is needed (it was the largest single cost)."""
+        squares = np.bincount(rows, weights=self.idf_squared.take(columns), minlength=count)
         norms = np.sqrt(np.where(squares > 0, squares, 1.0)).astype(np.float32)
+        return self.idf.take(columns) / norms.take(rows)
+
+    def tfidf(self, rows: np.ndarray, columns: np.ndarray, turns: Sequence[TurnInput]) -> sp.csr_matrix:
+        """The TF-IDF rows (``weights``) with the meta columns after them, weight 1."""
+        count = len(turns)
+        data = self.weights(rows, columns, count)
         meta_rows, meta_columns = meta_entries(turns)
         rows = np.concatenate((rows, meta_rows))
         columns = np.concatenate((columns, meta_columns + len(self.buckets)))
-        data = np.concatenate((weights / norms[rows[: len(weights)]], np.ones(len(meta_rows), np.float32)))
+        data = np.concatenate((data, np.ones(len(meta_rows), np.float32)))
         return rows_to_csr(rows, columns, data, (count, self.width))
+
+    def scores(
+        self,
+        rows: np.ndarray,
+        columns: np.ndarray,
+        turns: Sequence[TurnInput],
+        coef: np.ndarray,
+        meta: list[np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """``tfidf(rows, columns, turns) @ coef`` to the last bit, without the matrix: the entries are
+        multiplied where they lie (a COO product adds each row's entries in the order given, as the CSR
+        product does once ``rows_to_csr`` has sorted the rows stably, and no sort is needed), and the meta
+        columns, weight 1 and last in each row, are added after it in the same order. Sorting the rows and
+        scipy's checks of the CSR matrix were a third of the model's time at import. ``meta``: the turns'
+        ``meta_rows``, when the caller has them."""
+        count = len(turns)
+        data = self.weights(rows, columns, count)
+        entries = sp.coo_matrix((data, (rows.astype(np.int32, copy=False), columns)), shape=(count, self.width))
+        scores = np.asarray(entries @ coef)
+        # a row's stage before its no-words flag, as meta_entries orders them; a row once per column
+        for column, chosen in enumerate(meta if meta is not None else meta_rows(turns)):
+            if len(chosen):
+                scores[chosen] += coef[len(self.buckets) + column]
+        return scores
 
 
 def fit_vectoriser(turns: Sequence[TurnInput], spec: FeatureSpec, *, min_df: int = 2, max_features: int) -> Vectoriser:

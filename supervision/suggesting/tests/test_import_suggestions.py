@@ -185,3 +185,32 @@ def test_a_model_that_fails_in_its_thread_fails_the_import_and_writes_nothing(ca
         )
     assert not Session.objects.filter(code="SGI8").exists()
     assert not RunTurn.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_turn_whose_neighbour_was_written_chunks_before_is_read_with_it(cast, tmp_path, monkeypatch):
+    """The model starts on a chunk before its turns are written; a turn whose neighbour is neither in its
+    chunk nor in the one before (the file interleaves sessions) waits for its id, and its neighbour's text
+    is read back from the database."""
+    monkeypatch.setattr("supervision.importing.services.CHUNK_ROWS", 2)
+    first, second = unlabelled_rows("SGI9"), unlabelled_rows("SGIA")
+    rows = first[:3] + second[:3] + first[3:] + second[3:]  # chunks f0 f1 | f2 s0 | s1 s2 | f3 f4 | f5 s3 | …
+    call_command("import_transcripts", str(write_csv(tmp_path / "i.csv", ENGLISH_HEADER, rows)), stdout=io.StringIO())
+    model = current_model()
+    run = assert_every_turn_suggested("SGI9")
+    stored = {r.turn_id: r for r in RunTurn.objects.filter(run=run)}
+    for code in ("SGI9", "SGIA"):
+        turns = list(Turn.objects.filter(session__code=code).order_by("seq"))
+        expected = model.predict(
+            [TurnInput(t.text, t.stage_id, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)],
+            [t.speaker for t in turns],
+            runners_up=0,
+        )
+        for turn, (labels, scores) in zip(turns, expected, strict=True):
+            row = stored[turn.pk]
+            assert (row.techniques if turn.speaker == "counselor" else row.client_states) == labels
+            assert (row.scores or {}) == dict(scores)
+    # the client turn that follows a risk question two chunks later is read with that question
+    answer = Turn.objects.get(session__code="SGI9", seq=3)
+    alone = model.predict([TurnInput(answer.text, answer.stage_id, answer.nonverbal, "")], ["client"], runners_up=0)
+    assert stored[answer.pk].client_states != alone[0][0] or stored[answer.pk].scores != (dict(alone[0][1]) or None)

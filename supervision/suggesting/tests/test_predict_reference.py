@@ -1,0 +1,123 @@
+"""The model's fast path (each speaker's turns hashed once, the safety scorer reusing the main vectoriser's
+buckets of the turn's own text, products taken without CSR matrices) gives, to the last bit, what the
+straightforward computation gives: the whole batch's TF-IDF matrix, each axis on its speaker's rows, and the
+safety scorer featurising the client turns again on its own. Same probabilities, so the same labels and the
+same rounded probabilities in every suggestion."""
+
+import numpy as np
+
+from supervision.suggesting.engine.features import TurnInput
+from supervision.suggesting.engine.model import AXIS_OF_SPEAKER, CLIENT_STATES
+from supervision.suggesting.loading import current_model
+from supervision.suggesting.tests.test_predict_labels_only import repository_turns
+
+RISK_QUESTION = "혹시 스스로를 해칠 생각도 해 봤어요?"
+# What the model meets besides tidy Korean sentences: English, mixed case and scripts, cues with and without
+# words, whitespace of every kind, runs of spaces, very short and very long turns, a stage it does not know.
+ODD = [
+    ("", "탐색", ["(침묵)"], RISK_QUESTION),
+    ("", "", [], ""),
+    ("   ", "개입", [], "음…"),
+    ("\t줄\n바꿈\u3000전각\xa0공백 ", "정리", ["(한숨)", "(웃음)"], "네"),
+    ("I'm NOT going to hurt myself, OK?", "탐색", [], "Are you safe right now?"),
+    ("Honestly I think about dying a lot lately.", "탐색", ["(looks down)"], "How have the nights been?"),
+    ("ΣΊΣΥΦΟΣ, İstanbul, STRASSE", "라포", [], "여행은 어땠어요?"),
+    ("가끔요. 팔에 상처를 낸 적도 있어요.", "탐색", ["(침묵)"], RISK_QUESTION),
+    ("네… 요즘 거의 매일이요.", "탐색", [], "혹시 죽고 싶다는 생각까지 드세요?"),
+    ("죽고  싶은   건 아니에요", "개입", [], RISK_QUESTION),
+    ("a", "기타", [], "b"),
+    ("그냥 " * 200, "탐색", ["(끄덕임)"], "계속 말해 볼래요?" * 20),
+    ("😀 좋아요 😀", "정리", [""], "  "),
+]
+
+
+CUES = [
+    "(침묵)",
+    "(한숨)",
+    "(웃음)",
+    "(울먹임)",
+    "(끄덕임)",
+    "(고개를 숙임)",
+    "(긴 침묵)",
+    "(눈물)",
+    "(sigh)",
+    "(pause)",
+]
+
+
+def varied_turns() -> tuple[list[TurnInput], list[str]]:
+    turns, speakers, previous = [], [], ""
+    # turns of cues only, in every stage: a stage and the no-words flag both in the row, after its n-grams
+    for n, cue in enumerate(CUES * 4):
+        turns.append(TurnInput("", ("라포", "탐색", "개입", "정리")[n // len(CUES)], [cue], RISK_QUESTION))
+        speakers.append(("client", "counselor")[n % 2])
+    for t in repository_turns()[:1500]:
+        turns.append(TurnInput(t.text, t.stage, t.nonverbal, previous))
+        speakers.append(t.speaker)
+        previous = t.text
+    for n, (text, stage, nonverbal, before) in enumerate(ODD * 3):
+        turns.append(TurnInput(text, stage, nonverbal, before))
+        # each odd turn on both axes and once on none (a speaker without an axis is not suggested)
+        speakers.append(("client", "counselor", "supervisor")[n // len(ODD)])
+    return turns, speakers
+
+
+def reference(model, turns, speakers) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The model read as before it shared anything: one CSR matrix for the batch, the safety scorer's own."""
+    matrix = model.vectoriser.transform(turns)
+    found = {}
+    for speaker, axis_name in AXIS_OF_SPEAKER.items():
+        rows = np.flatnonzero(np.asarray(speakers) == speaker)
+        axis = model.axes[axis_name]
+        probabilities = axis.probabilities(matrix[rows])
+        if axis_name == CLIENT_STATES:
+            columns = [axis.labels.index(label) for label in model.safety.labels]
+            probabilities[:, columns] = model.safety.probabilities([turns[r] for r in rows])
+        found[axis_name] = (rows, probabilities)
+    return found
+
+
+def test_the_shipped_safety_scorer_reads_the_turns_words_as_the_main_vectoriser_does():
+    # so the tests below go through the shared path
+    model = current_model()
+    main, safety = model.vectoriser.spec, model.safety.vectoriser.spec
+    assert (safety.bits, safety.text_ngrams) == (main.bits, main.text_ngrams)
+    assert safety.previous_ngrams[1] > 0 and safety.cross_ngrams[1] > 0
+
+
+def test_the_fast_path_gives_the_reference_probabilities_to_the_last_bit():
+    model = current_model()
+    turns, speakers = varied_turns()
+    expected = reference(model, turns, speakers)
+    found = {axis: (rows, probabilities) for axis, rows, _, probabilities in model.probabilities(turns, speakers)}
+    assert set(found) == set(expected) == {"techniques", "client_states"}
+    for axis in found:
+        rows, probabilities = found[axis]
+        assert np.array_equal(rows, expected[axis][0])
+        assert probabilities.dtype == expected[axis][1].dtype == np.float32
+        assert np.array_equal(probabilities, expected[axis][1]), axis
+    # the safety columns are not trivially equal: some client turns are disclosures, most are not
+    client = expected[CLIENT_STATES][1]
+    axis = model.axes[CLIENT_STATES]
+    safety = client[:, [axis.labels.index(label) for label in model.safety.labels]]
+    assert (safety >= 0.5).any() and (safety < 0.05).mean() > 0.5
+
+
+def test_every_suggestion_has_the_reference_labels_and_rounded_probabilities():
+    model = current_model()
+    turns, speakers = varied_turns()
+    predicted = model.predict(turns, speakers, runners_up=0)
+    ranked = model.predict(turns, speakers)
+    seen = set()
+    for axis_name, (rows, probabilities) in reference(model, turns, speakers).items():
+        axis = model.axes[axis_name]
+        assert axis.min_labels == 0  # the labels are exactly those at or above their thresholds
+        rounded = np.round(probabilities.astype(np.float64), 4).tolist()
+        for row, chosen, shown in zip(rows.tolist(), probabilities >= axis.thresholds, rounded, strict=True):
+            labels = [axis.labels[j] for j in np.flatnonzero(chosen)]
+            assert predicted[row] == (labels, [(code, shown[axis.labels.index(code)]) for code in labels])
+            assert ranked[row][0] == labels
+            assert all(p == shown[axis.labels.index(code)] for code, p in ranked[row][1])
+            seen.add(row)
+    assert all(predicted[row] == ([], []) for row in range(len(turns)) if row not in seen)
+    assert sum(1 for labels, _ in predicted if labels) > 900
