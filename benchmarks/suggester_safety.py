@@ -2,7 +2,11 @@
 5 folds of whole sessions of data/suggester/, the audit's windows always trained on, never scored), client
 states only — minutes instead of the whole bench — and the turns it gets wrong, to read:
 
-    python benchmarks/suggester_safety.py [--folds 5] [--show 40] [--dump PATH]
+    python benchmarks/suggester_safety.py [--folds 5] [--show 40] [--dump PATH] [--train-labels DIR]
+
+``--train-labels DIR``: train on another copy of data/suggester/ (the same sessions and turns, other labels:
+``git archive <commit> data/suggester | tar -x -C /tmp/old`` then ``--train-labels /tmp/old/data/suggester``),
+scored on today's labels: an earlier labelling's model against the current reference.
 
 Prints recall and false alarms per 140 client turns; with ``--show`` the missed disclosures and the false
 alarms with the turn before them (the counselor's question), lowest/highest probability first.
@@ -47,11 +51,16 @@ def main() -> None:
     parser.add_argument("--dump")
     parser.add_argument("--no-scorer", action="store_true", help="the client-state axis's own safety columns")
     parser.add_argument("--set", action="append", default=[], help="a training setting, NAME=VALUE (Python literal)")
+    parser.add_argument("--train-labels", help="train on this copy of data/suggester/ (same turns), score on ours")
     args = parser.parse_args()
 
     everything = read_folder(REPOSITORY_TRAINING_SET)
     sessions = evaluated_sessions(everything)
-    added = [t for t in everything if t.session.startswith(EXTRA_SESSIONS)]
+    trained = everything if not args.train_labels else read_folder(Path(args.train_labels))
+    training = evaluated_sessions(trained)
+    if [(t.session, t.seq, t.text) for t in training] != [(t.session, t.seq, t.text) for t in sessions]:
+        sys.exit("--train-labels: not the same scored sessions and turns as data/suggester/")
+    added = [t for t in trained if t.session.startswith(EXTRA_SESSIONS)]
     windows = [
         t for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern)) for t in read_jsonl_file(p)
     ]
@@ -66,7 +75,7 @@ def main() -> None:
         name, value = assignment.split("=", 1)
         setattr(settings, name, ast.literal_eval(value))
     predicted, scores = safety_folds_study(
-        sessions, windows + added, folds, label_codes=codes, safety=safety, settings=settings
+        training, windows + added, folds, label_codes=codes, safety=safety, settings=settings
     )
     alarms = false_alarms(sessions, predicted, safety)
     client = [i for i, t in enumerate(sessions) if t.speaker == "client"]

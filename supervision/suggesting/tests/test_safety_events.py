@@ -35,9 +35,12 @@ def turns(cast, tmp_path):
         stdout=io.StringIO(),
     )
     turns = list(Session.objects.get(code="SAF1").turns.order_by("seq"))
+    # every client turn pinned: these tests are about the listing, not about what a model version says of
+    # "사라지고 싶다" or of the answer "한 7 정도요" to the 0-10 question (a disclosure too, taxonomy §4)
     _force(turns[3], ["self_harm_disclosure"])
     _force(turns[4], ["scaling"])
     _force(turns[1], [])
+    _force(turns[5], ["responds_to_exploration"])
     return turns
 
 
