@@ -24,27 +24,38 @@ _QUEUED = "portal:agreement:refresh:queued"
 REFRESH_DELAY_SECONDS = 5
 
 
-# While a run's keep job is queued or running: the report page waits for it (``wait_for_keep``) rather than
-# work the same figures out beside it. The uploader follows the save's redirect to the report at once.
+# While a run's keep job is running, or was queued a moment ago: the report page waits for it
+# (``wait_for_keep``) rather than work the same figures out beside it on the same cores (the uploader follows
+# the save's redirect to the report at once). A job no worker has taken within ``KEEP_PICKUP_SECONDS`` (the
+# workers are down or busy) is not waited for.
 _KEEPING = "agreement:keeping:{run_id}"
-KEEPING_SECONDS = 60  # a lost job holds nobody longer than the wait
+_QUEUED_AT, _RUNNING = "queued:", "running"
+KEEPING_SECONDS = 60  # a job that died holds no page after this
+KEEP_PICKUP_SECONDS = 2
 KEEP_WAIT_SECONDS = 10
 
 
 @shared_task(name="supervision.agreement_report_keep", acks_late=True)
 def keep_run_report(run_id: int) -> int:
     """Works out a just-saved run's report for everyone who may open it."""
+    key = _KEEPING.format(run_id=run_id)
+    cache.set(key, _RUNNING, KEEPING_SECONDS)
     try:
         run = AnnotationRun.objects.filter(pk=run_id).first()
         return run_report_keep(run) if run is not None else 0
     finally:
-        cache.delete(_KEEPING.format(run_id=run_id))
+        cache.delete(key)
 
 
 def wait_for_keep(run_id: int, *, timeout: float = KEEP_WAIT_SECONDS) -> None:
-    """Returns once no keep job of this run is queued or running (``timeout`` at most)."""
+    """Returns once no keep job of this run is running or just queued (``timeout`` at most)."""
     deadline = time.monotonic() + timeout
-    while cache.get(_KEEPING.format(run_id=run_id)) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        state = cache.get(_KEEPING.format(run_id=run_id))
+        if not state:
+            return
+        if state != _RUNNING and time.time() - float(state.removeprefix(_QUEUED_AT)) > KEEP_PICKUP_SECONDS:
+            return  # queued, and no worker took it
         time.sleep(0.1)
 
 
@@ -63,7 +74,7 @@ def refresh_run_reports() -> int:
 def queue_run_report_keep(run_id: int) -> None:
     """Hands ``keep_run_report`` to a worker (call it from ``transaction.on_commit``). With the broker down
     nothing runs here: the report is then worked out when it is first opened."""
-    cache.set(_KEEPING.format(run_id=run_id), 1, KEEPING_SECONDS)
+    cache.set(_KEEPING.format(run_id=run_id), f"{_QUEUED_AT}{time.time()}", KEEPING_SECONDS)
     try:
         enqueue(keep_run_report, run_id, in_process_if_down=False)
     except QueueUnavailable:

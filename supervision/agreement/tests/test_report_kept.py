@@ -194,3 +194,24 @@ def wait_for_task(log, name: str, *, times: int = 1, timeout: float = 60) -> Non
     while len(succeeded(log, name)) < times:
         assert time.monotonic() < deadline, log.read_text()[-3000:]
         time.sleep(0.2)
+
+
+def test_the_report_waits_for_a_running_keep_job_but_not_for_one_no_worker_took(cast, golden, monkeypatch, settings):
+    from portal.celery import app
+
+    run = saved_run(run_lines("AG01"), rater="eval-ai-3")
+    monkeypatch.setattr(tasks, "KEEP_PICKUP_SECONDS", 0.3)
+    before = app.conf.task_always_eager, app.conf.broker_url
+    app.conf.task_always_eager, app.conf.broker_url = False, "memory://"  # queued where no worker listens
+    settings.REDIS_URL = ""
+    try:
+        tasks.queue_run_report_keep(run.pk)
+    finally:
+        app.conf.task_always_eager, app.conf.broker_url = before
+    started = time.monotonic()
+    tasks.wait_for_keep(run.pk)
+    assert 0.3 <= time.monotonic() - started < 2  # gave a worker its moment, then stopped waiting
+    cache.set(tasks._KEEPING.format(run_id=run.pk), tasks._RUNNING)  # a worker is on it
+    started = time.monotonic()
+    tasks.wait_for_keep(run.pk, timeout=1)
+    assert time.monotonic() - started >= 1
