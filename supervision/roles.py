@@ -103,15 +103,21 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 
 
 def ensure_role_groups() -> dict[str, Group]:
-    """Creates the role groups and grants their permissions (idempotent)."""
+    """Creates the role groups and grants their permissions (idempotent). Every account created goes
+    through here: the permissions are read in one query, not one per codename."""
+    dotted = {name for perms in ROLE_PERMISSIONS.values() for name in perms}
+    wanted = models.Q()
+    for app_label, codename in (name.split(".") for name in dotted):
+        wanted |= models.Q(content_type__app_label=app_label, codename=codename)
+    permissions = {
+        f"{permission.content_type.app_label}.{permission.codename}": permission
+        for permission in Permission.objects.filter(wanted).select_related("content_type")
+    }
     groups = {}
     for role, perms in ROLE_PERMISSIONS.items():
         group, _ = Group.objects.get_or_create(name=role)
-        wanted = []
-        for dotted in perms:
-            app_label, codename = dotted.split(".")
-            wanted.extend(Permission.objects.filter(content_type__app_label=app_label, codename=codename))
-        group.permissions.add(*wanted)
+        if perms:
+            group.permissions.add(*[permissions[name] for name in perms if name in permissions])
         groups[role] = group
     return groups
 
