@@ -135,3 +135,16 @@ def test_the_migration_names_usernames_that_clash_by_case(cast):
     finally:
         User.objects.filter(username__iexact="clash_kim").delete()
         call_command("migrate", "people", verbosity=0)
+
+
+@pytest.mark.django_db
+def test_an_account_costs_the_same_few_queries_however_many_permissions_the_roles_hold(
+    cast, django_assert_max_num_queries
+):
+    # The role groups' permissions are read in one query (a roster of fifty trainees made fifty accounts
+    # with about eighty lookups each).
+    with django_assert_max_num_queries(30):
+        user = portal_user_create(username="trainee_c", role=Role.TRAINEE, supervisor_username="supervisor_a")
+    assert roles_of(User.objects.get(pk=user.pk)) == {Role.TRAINEE}
+    staff_group = user.groups.model.objects.get(name=Role.STAFF)
+    assert staff_group.permissions.filter(codename="view_accessattempt").exists()
