@@ -78,6 +78,15 @@ def test_a_supervisor_accepts_three_and_dismisses_one(
     page.screenshot(path=str(SHOTS / f"suggester_safety_queue_{width}.png"), full_page=True)
     page.goto(session_url + "?speaker=counselor")
     assert page.locator(".label-suggestions").count() >= 2
+    # Each chip's 수락 and 기각 stay side by side, at a phone's width too (a 기각 wrapped alone onto the next
+    # line was easy to miss).
+    split = page.evaluate(
+        """() => [...document.querySelectorAll('.chip.suggested')].filter((chip) => {
+             const [accept, dismiss] = [chip.querySelector('button.accept'), chip.querySelector('button.dismiss')];
+             return Math.abs(accept.getBoundingClientRect().top - dismiss.getBoundingClientRect().top) > 2;
+           }).map((chip) => chip.textContent.trim().slice(0, 40))"""
+    )
+    assert split == []
     page.screenshot(path=str(SHOTS / f"suggester_transcript_{width}.png"), full_page=True)
 
     for _ in range(3):
