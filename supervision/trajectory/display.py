@@ -8,7 +8,8 @@ from typing import Any
 # The trainee's words for a window (their page; the supervisor's admin keeps the engine's terms).
 TRAINEE_LABEL_KO = {
     "productive": "나아지는 흐름",
-    "neutral": "큰 변화 없는 흐름",
+    # not "no big change": a neutral window may still see the mood move a lot (the next sentence says how)
+    "neutral": "좋아졌는지 나빠졌는지 뚜렷하지 않은 흐름",
     "harmful": "함께 살펴볼 흐름",
 }
 _STEADY = 0.1

@@ -1,0 +1,28 @@
+"""The trainee's words for an audited window (their session page)."""
+
+from supervision.trajectory.display import trainee_summary
+
+
+def _window(label: str, valence: tuple[float, float], risk: tuple[float, float] = (0.0, 0.0)) -> dict:
+    return {
+        "label": label,
+        "first_seq": 0,
+        "last_seq": 9,
+        "trace": [{"valence": valence[0], "risk": risk[0]}, {"valence": valence[1], "risk": risk[1]}],
+    }
+
+
+def test_a_neutral_window_whose_mood_rose_does_not_say_nothing_changed():
+    # Found on an unlabelled session audited on AI labels: "큰 변화 없는 흐름. 내담자의 정서가 밝아졌어요 (-0.94 → +0.85)".
+    summary = trainee_summary(_window("neutral", (-0.94, 0.85)))
+    assert summary.startswith("1–10번째 발화: 좋아졌는지 나빠졌는지 뚜렷하지 않은 흐름.")
+    assert "밝아졌어요 (-0.94 → +0.85)" in summary
+    assert "변화 없" not in summary
+
+
+def test_it_names_the_flow_the_mood_and_a_rising_risk_in_korean_only():
+    summary = trainee_summary(_window("harmful", (0.2, -0.5), risk=(0.1, 0.8)))
+    assert "함께 살펴볼 흐름" in summary
+    assert "가라앉았어요 (+0.20 → -0.50)" in summary
+    assert "위험 신호가 높아졌어요 (0.10 → 0.80)" in summary
+    assert not any("a" <= ch.lower() <= "z" for ch in summary)
