@@ -6,6 +6,7 @@ import re
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from supervision.people.services import portal_user_create_or_update
 from supervision.roles import Role
@@ -73,7 +74,9 @@ def test_a_first_declaration_shows_at_once_with_its_session_named_by_code_and_da
     assert TraineeTag.objects.get().status == Status.OBSERVATION
     page = client.get("/feedback/").content.decode()
     assert "탐색을 늘리겠다" in page
-    assert f"{sessions[0].code} (2026-11-05)" in page and f"회기 {sessions[0].pk}" not in page
+    # the session and the day it was held, then the day it was recorded, each named
+    recorded = timezone.localdate().isoformat()
+    assert f"{sessions[0].code} 회기(2026-11-05) · {recorded} 기록" in page and f"회기 {sessions[0].pk}" not in page
     client.force_login(cast.trainee_b)
     assert "탐색을 늘리겠다" not in client.get("/feedback/").content.decode()
 
