@@ -24,14 +24,17 @@ deploy) show up at the latest after ``PAGE_CACHE_SECONDS``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
+import sys
 import uuid
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
@@ -139,12 +142,30 @@ def _versions(trainee_id: int) -> str | None:
 
 @lru_cache(maxsize=1)
 def _release() -> str:
-    """Which static files this deploy serves (the hashed names in a page change with them); "" under DEBUG."""
-    manifest = Path(settings.STATIC_ROOT) / "staticfiles.json"
-    try:
-        return hashlib.sha256(manifest.read_bytes()).hexdigest()[:16]
-    except OSError:
-        return ""
+    """This deploy's pages: the static files it serves (the hashed names in a page change with them) and our
+    own templates. A deploy that changes only a template would otherwise serve the pages kept before it, for
+    up to ``PAGE_CACHE_SECONDS``, and during a rolling restart old processes would keep writing them."""
+    digest = hashlib.sha256()
+    with contextlib.suppress(OSError):  # no collectstatic (DEBUG, tests): the templates alone
+        digest.update((Path(settings.STATIC_ROOT) / "staticfiles.json").read_bytes())
+    for path in _own_templates():
+        digest.update(str(path).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _own_templates() -> list[Path]:
+    """The template files of the project and of its own apps (not of installed libraries), in a fixed order;
+    read once per process."""
+    base, environment = Path(settings.BASE_DIR).resolve(), Path(sys.prefix).resolve()  # a venv may sit inside
+    folders = [Path(folder) for engine in settings.TEMPLATES for folder in engine.get("DIRS", ())]
+    folders += [Path(config.path) / "templates" for config in apps.get_app_configs()]
+    own = {
+        folder
+        for folder in (f.resolve() for f in folders if f.is_dir())
+        if folder.is_relative_to(base) and not folder.is_relative_to(environment)
+    }
+    return sorted(path for folder in own for path in folder.rglob("*.html") if path.is_file())
 
 
 def _key(viewer, trainee_id: int, versions: str, parts: Iterable[object]) -> str:

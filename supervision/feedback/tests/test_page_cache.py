@@ -258,3 +258,42 @@ def test_a_write_changes_the_pages_even_while_the_cache_skips_a_slow_redis(cast,
     )
     backend._breaker._down_until = 0.0  # Redis answers again
     assert pagecache._versions(cast.trainee_a.pk) != before
+
+
+# --- (e) a deploy that changes only a template is not served the pages kept before it ------------------------
+
+
+@pytest.fixture
+def own_template_folder(settings):
+    """A template folder of the project's own (under BASE_DIR, as templates/ is), read by the release key."""
+    import shutil
+    import uuid
+
+    folder = settings.BASE_DIR / "var" / f"test-templates-{uuid.uuid4().hex}"
+    folder.mkdir(parents=True)
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], folder]}]
+    pagecache._release.cache_clear()
+    yield folder
+    shutil.rmtree(folder)
+    pagecache._release.cache_clear()
+
+
+def test_a_changed_template_is_a_new_release_and_the_kept_page_is_built_again(trainee, own_template_folder):
+    (own_template_folder / "note.html").write_text("<p>전</p>")
+    pagecache._release.cache_clear()
+    trainee.get("/feedback/")
+    kept = queries(trainee, "/feedback/")
+    (own_template_folder / "note.html").write_text("<p>후</p>")
+    pagecache._release.cache_clear()  # a new process after the deploy
+    rebuilt = queries(trainee, "/feedback/")
+    assert rebuilt > kept  # built from the database again, then kept under the new release
+    assert queries(trainee, "/feedback/") == kept
+
+
+def test_the_release_reads_our_templates_only():
+    import sys
+    from pathlib import Path
+
+    files = pagecache._own_templates()
+    assert any(path.name == "dashboard.html" for path in files)
+    assert not any(path.is_relative_to(Path(sys.prefix).resolve()) for path in files)  # Django's admin etc.
