@@ -11,18 +11,33 @@ from supervision.admin import RoleScopedAdmin, WrittenElsewhereMixin, trainee_li
 from supervision.feedback import charts
 from supervision.roles import is_supervisor, sees_everything
 from supervision.trajectory.display import supervisor_explanation
-from supervision.trajectory.models import TrajectoryAudit, TrajectoryLabel
-from supervision.trajectory.selectors import risk_threshold, trace_of
+from supervision.trajectory.models import AuditLabels, TrajectoryAudit, TrajectoryLabel
+from supervision.trajectory.selectors import risk_threshold, trace_of, with_label_basis
 
 # Colours of the labels: .trajectory-<label> in static/portal_admin.css.
 _LABELS = frozenset(TrajectoryLabel.values)
 
 
+class LabelBasisFilter(admin.SimpleListFilter):
+    """Audits read from the labels people gave, or from the AI's where a session has none (CONTRACT §9)."""
+
+    title = _("라벨")  # the admin shows "라벨 기준" (its "By %(filter_title)s")
+    parameter_name = "labels"
+
+    def lookups(self, request, model_admin):
+        return AuditLabels.choices
+
+    def queryset(self, request, queryset):
+        if self.value() in AuditLabels.values:
+            return queryset.filter(label_basis=self.value())
+        return queryset
+
+
 @admin.register(TrajectoryAudit)
 class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
     trainee_path = "session__trainee"
-    list_display = ("session", "window_index", "seq_range", "label_display", "score", "computed_at")
-    list_filter = ("label", trainee_list_filter("session__trainee"))
+    list_display = ("session", "window_index", "seq_range", "label_display", "basis_display", "score", "computed_at")
+    list_filter = ("label", LabelBasisFilter, trainee_list_filter("session__trainee"))
     search_fields = ("session__code",)
     list_select_related = ("session", "session__trainee")
     ordering = ("session__code", "window_index")
@@ -31,6 +46,7 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
         "window_index",
         "seq_range",
         "label_display",
+        "basis_display",
         "score",
         "explanation_display",
         "sycophancy_display",
@@ -39,6 +55,9 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
         "computed_at",
     )
     readonly_fields = fields
+
+    def get_queryset(self, request):
+        return with_label_basis(super().get_queryset(request))
 
     # Audits are written only by the service; supervisors and staff read them (trainees never use the admin).
     def _may_read(self, request) -> bool:
@@ -61,6 +80,12 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
             obj.label if obj.label in _LABELS else "none",
             obj.get_label_display(),
         )
+
+    @admin.display(description=_("라벨 기준"), ordering="label_basis")
+    def basis_display(self, obj):
+        if obj.label_basis == AuditLabels.SUGGESTED:
+            return format_html('<span class="badge-suggested">{}</span>', _("AI 추정 라벨 기준"))
+        return AuditLabels(obj.label_basis).label
 
     @admin.display(description=_("설명"))
     def explanation_display(self, obj):

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
+from django.db.models import OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from supervision.models import Session
 from supervision.trajectory.engine.resources import load_resources
-from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, TrajectoryAudit
+from supervision.trajectory.models import TRACE_FIELDS, AuditedRevision, AuditLabels, TrajectoryAudit
 
 
 def trace_of(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -46,6 +48,13 @@ def audit_labels(session: Session | int) -> str | None:
     before its first audit. The caller checks access."""
     session_id = session if isinstance(session, int) else session.pk
     return AuditedRevision.objects.filter(session_id=session_id).values_list("labels", flat=True).first()
+
+
+def with_label_basis(audits: QuerySet[TrajectoryAudit]) -> QuerySet[TrajectoryAudit]:
+    """The audits, each annotated ``label_basis``: what its session's audits read (``audit_labels``), in the same
+    query (the admin's list shows and filters by it)."""
+    basis = AuditedRevision.objects.filter(session_id=OuterRef("session_id")).values("labels")[:1]
+    return audits.annotate(label_basis=Coalesce(Subquery(basis), Value(AuditLabels.GIVEN.value)))
 
 
 def audits_for(session: Session | int) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ audited on the label suggester's labels (less dismissals) and says so — ``"lab
 themselves. A labelled session reads its own labels (``"given"``). Scoped by role like the session."""
 
 import io
+import re
 
 import pytest
 from django.core.management import call_command
@@ -178,3 +179,21 @@ def test_suggesting_a_session_again_has_it_audited_again(cast, unlabelled, djang
     after = audit_rows(session)
     trajectory_audit_sessions(session_ids=[session.pk])
     assert audit_rows(session) == after != before
+
+
+def test_the_audit_list_says_and_filters_which_labels_each_window_read(client, unlabelled, labelled):
+    session, _turns = unlabelled
+    changelist = reverse("admin:trajectory_trajectoryaudit_changelist")
+    assert client.login(username="supervisor_a", password=PASSWORD)
+    rows = re.findall(r"<tr>.*?</tr>", client.get(changelist).content.decode(), flags=re.S)
+    suggested_rows = [row for row in rows if "AI 추정 라벨 기준" in row]
+    assert suggested_rows and all(session.code in row for row in suggested_rows)
+    assert any(labelled.code in row and "입력된 라벨" in row for row in rows)
+
+    only_suggested = client.get(changelist, {"labels": "suggested"}).content.decode()
+    assert session.code in only_suggested and labelled.code not in only_suggested
+    only_given = client.get(changelist, {"labels": "given"}).content.decode()
+    assert labelled.code in only_given and f">{session.code}<" not in only_given
+    window = TrajectoryAudit.objects.filter(session=session).first()
+    detail = client.get(reverse("admin:trajectory_trajectoryaudit_change", args=[window.pk])).content.decode()
+    assert "AI 추정 라벨 기준" in detail
