@@ -11,9 +11,7 @@ import os
 import pytest
 from django.db import connection
 
-from supervision.people.services import portal_user_create_or_update
-from supervision.roles import Role
-from supervision.testing import CHROMIUM, CHROMIUM_ARGS, PASSWORD, database_url_under_test
+from supervision.testing import CHROMIUM, CHROMIUM_ARGS, database_url_under_test, make_cast
 from taxonomy.seeding import sync_catalogue
 
 
@@ -70,29 +68,8 @@ def taxonomy_tables(db):
 
 
 @pytest.fixture
-def cast(db, taxonomy_tables):
-    supervisor_a = portal_user_create_or_update(username="supervisor_a", role=Role.SUPERVISOR, password=PASSWORD)
-    supervisor_b = portal_user_create_or_update(username="supervisor_b", role=Role.SUPERVISOR, password=PASSWORD)
-    trainee_a = portal_user_create_or_update(
-        username="trainee_a", role=Role.TRAINEE, password=PASSWORD, supervisor_username="supervisor_a"
-    )
-    trainee_b = portal_user_create_or_update(
-        username="trainee_b", role=Role.TRAINEE, password=PASSWORD, supervisor_username="supervisor_b"
-    )
-    staff = portal_user_create_or_update(username="staff", role=Role.STAFF, password=PASSWORD)
-
-    class Cast:
-        pass
-
-    c = Cast()
-    c.supervisor_a, c.supervisor_b, c.trainee_a, c.trainee_b, c.staff = (
-        supervisor_a,
-        supervisor_b,
-        trainee_a,
-        trainee_b,
-        staff,
-    )
-    return c
+def cast(db):
+    return make_cast()
 
 
 @pytest.fixture

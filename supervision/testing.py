@@ -158,6 +158,31 @@ def pending_suggestion(turn, text: str = "AI 제안 문구", key: str = "test-ke
     )
 
 
+def make_cast():
+    """The cast (module docstring of the root conftest.py): the code tables synced with the catalogue, then
+    supervisor_a and _b, trainee_a (supervised by supervisor_a) and _b (by supervisor_b), and staff."""
+    from types import SimpleNamespace
+
+    from supervision.people.services import portal_user_create_or_update
+    from supervision.roles import Role
+    from taxonomy.seeding import sync_catalogue
+
+    sync_catalogue()
+    people = SimpleNamespace()
+    for username, role, supervisor in (
+        ("supervisor_a", Role.SUPERVISOR, None),
+        ("supervisor_b", Role.SUPERVISOR, None),
+        ("trainee_a", Role.TRAINEE, "supervisor_a"),
+        ("trainee_b", Role.TRAINEE, "supervisor_b"),
+        ("staff", Role.STAFF, None),
+    ):
+        user = portal_user_create_or_update(
+            username=username, role=role, password=PASSWORD, supervisor_username=supervisor
+        )
+        setattr(people, username, user)
+    return people
+
+
 def log_in(client, user):
     """The test client with the session of ``user`` (a user or a username); the log-in form itself is
     tested in portal/tests."""

@@ -17,6 +17,14 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from supervision.api.tests.conftest import ROLES
 from supervision.testing import PASSWORD
 
+# Every row reads the same world; what a request writes is undone after its test (see ``module_world``).
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def world(module_world):
+    return module_world
+
 
 @dataclass(frozen=True)
 class Row:
