@@ -54,11 +54,11 @@ def test_it_prints_one_line_per_turn_in_input_order_on_the_speakers_axis(tmp_pat
         assert len(result["scores"]) <= len(result[mine]) + 5
         assert set(result["scores"]) <= set(known)
     # Both languages are read: a direct question about suicide is a risk assessment, in Korean and English,
-    # and the veiled English disclosure is suggested as suicidal ideation (recall first, CONTRACT §9). The
-    # English question is held to its probability, not to the cut: risk_assessment's threshold is the inner
-    # CV's F1 optimum (0.575 in portal-suggester-3, 0.725 in -4, which scores this question 0.71).
+    # and the veiled English disclosure is suggested as suicidal ideation (recall first, CONTRACT §9).
+    # (portal-suggester-4 scored the English question 0.71 under its cut of 0.725 and this was loosened to
+    # the probability; portal-suggester-5 suggests it again.)
     assert "risk_assessment" in results[2]["techniques"]
-    assert results[4]["scores"]["risk_assessment"] > 0.5
+    assert "risk_assessment" in results[4]["techniques"]
     assert "risk_assessment" not in results[0]["scores"] or results[0]["scores"]["risk_assessment"] < 0.5
     assert "suicidal_ideation_admit" in results[3]["client_states"]
 
