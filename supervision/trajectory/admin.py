@@ -89,8 +89,11 @@ class TrajectoryAuditAdmin(WrittenElsewhereMixin, RoleScopedAdmin):
 
     @admin.display(description=_("설명"))
     def explanation_display(self, obj):
-        # The engine's terms in Korean; its own text (audit_trajectories' output) in the tooltip.
-        return format_html('<span title="{}">{}</span>', obj.explanation, supervisor_explanation(obj.explanation))
+        # The engine's terms in Korean, less the verdict and score (fields of their own above); its own text
+        # (audit_trajectories' output) in the tooltip.
+        return format_html(
+            '<span title="{}">{}</span>', obj.explanation, supervisor_explanation(obj.explanation, verdict=False)
+        )
 
     @admin.display(description=_("은밀한 아첨 발화"))
     def sycophancy_display(self, obj):

@@ -93,9 +93,14 @@ _TERMS = (
 )
 
 
-def supervisor_explanation(text: str) -> str:
+# The explanation's first sentence, the verdict and score ("궤적 판정: 해로운, 점수 -0.40."), once its terms are gone.
+_VERDICT = re.compile(r"^궤적 판정: [^,.]+, 점수 [-+0-9.]+\.\s*")
+
+
+def supervisor_explanation(text: str, *, verdict: bool = True) -> str:
     """The engine's explanation without its English terms ("GED", "momentum", "penalty_wall",
-    "high_risk_mass", template names): the Korean words a supervisor reads."""
+    "high_risk_mass", template names): the Korean words a supervisor reads. ``verdict=False`` leaves out its
+    first sentence, for a page that shows the label and the score beside it already."""
     for pattern, replacement in _TERMS:
         text = pattern.sub(replacement, text)
-    return text
+    return text if verdict else _VERDICT.sub("", text, count=1)

@@ -132,6 +132,14 @@ def supervisor_explanation(text):
 
 
 @register.filter
+def explanation_after_verdict(text):
+    """``supervisor_explanation`` without the verdict and score, where the page shows them beside it."""
+    from supervision.trajectory.display import supervisor_explanation as explain
+
+    return explain(text or "", verdict=False)
+
+
+@register.filter
 def audit_label_ko(label):
     from supervision.trajectory.display import LABEL_KO
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.management import call_command
 from django.db import connection
@@ -55,6 +57,22 @@ def test_it_shows_label_explanation_and_state_trace(client, cast, audits):
     assert "<th>발화 ID</th>" in body and "<th>위험 (risk)</th>" in body
     # named by its session and turns, not by database ids
     assert f"<h2>ADA1 · 창 {audit.window_index} (발화 {audit.first_seq}–{audit.last_seq})</h2>" in body
+    # the explanation without the verdict and score the page shows as fields of their own (its tooltip keeps
+    # the engine's whole text)
+    assert audit.explanation.startswith("궤적 판정:")
+    assert body.count("궤적 판정:") == 1 and f'title="{audit.explanation}"' in body.replace("&gt;", ">")
+
+
+def test_the_session_page_states_verdict_and_score_once_per_window(client, cast, audits):
+    session = audits["ADA1"]
+    client.force_login(cast.supervisor_a)
+    body = client.get(reverse("admin:supervision_session_change", args=[session.pk])).content.decode()
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", body, flags=re.S)
+    windows = TrajectoryAudit.objects.filter(session=session).count()
+    assert len([c for c in captions if "점수" in c]) == windows
+    for caption in captions:
+        visible = re.sub(r'title="[^"]*"', "", caption)
+        assert visible.count("점수") <= 1 and "궤적 판정" not in visible
 
 
 def test_it_is_read_only_even_for_staff(client, cast, audits):
