@@ -45,6 +45,8 @@ def test_it_shows_the_trainee_both_perspectives_without_observations(client, cas
     assert "다른 수련생 근거" not in page
     assert "틀렸" not in page  # perspectives, never a verdict
     assert 'action="/feedback/tags/declare/"' in page
+    # a page of its own, named, with the way back to the dashboard
+    assert "<h1>경향 태그</h1>" in page and '<a href="/feedback/">내 피드백</a> › 경향 태그' in page
 
 
 def test_it_keeps_the_page_to_trainees(client, cast):
