@@ -34,7 +34,9 @@ def module_world(django_db_setup, django_db_blocker):
     """``world`` built once for a whole module whose tests only read it or write what they undo: it is
     built in a transaction left open until the module's last test and then rolled back, and each test runs
     in a savepoint inside it (its ``django_db`` mark), so what one test writes is gone before the next. Built
-    per test, the world was a third of the suite's set-up (the role matrix's 354 tests)."""
+    per test, the world was a third of the suite's set-up (the role matrix's 354 tests). Not for a module
+    with transactional tests: they empty the database, and pytest-django runs them last, outside this
+    transaction."""
     from django.db import transaction
 
     from portal.celery import app
