@@ -24,6 +24,11 @@ class LabelledTurn:
     techniques: list[str] = field(default_factory=list)
     client_states: list[str] = field(default_factory=list)
     origin: str = ""  # "portal" or the file it came from
+    # Whether the turn's labels on its speaker's axis are known. In a golden session a turn without labels
+    # means "none of these"; a §4 window's labels are partial (whole windows come unlabelled, and about half
+    # of the turns of the others), so there a turn without them is unknown: read for context (the turn before
+    # the next one), never learnt from as "none of these".
+    rated: bool = True
 
 
 def session_of(utterance_id: str) -> str:
@@ -64,7 +69,10 @@ def read_jsonl_file(path: Path) -> list[LabelledTurn]:
                 (windows if "turns" in value and "window_id" in value else lines).append(value)
     turns = read_golden_lines(lines, path.name)
     for window in windows:
-        turns += read_golden_lines(window["turns"], path.name, session_prefix=f"{path.stem}:{window['window_id']}:")
+        in_window = read_golden_lines(window["turns"], path.name, session_prefix=f"{path.stem}:{window['window_id']}:")
+        for turn in in_window:
+            turn.rated = bool(turn.techniques or turn.client_states)
+        turns += in_window
     return turns
 
 
@@ -99,7 +107,17 @@ def digest(turns: Sequence[LabelledTurn]) -> str:
     """SHA-256 of the training data as the model saw it (order-independent)."""
     rows = sorted(
         json.dumps(
-            [t.session, t.seq, t.speaker, t.stage, t.text, t.nonverbal, sorted(t.techniques), sorted(t.client_states)],
+            [
+                t.session,
+                t.seq,
+                t.speaker,
+                t.stage,
+                t.text,
+                t.nonverbal,
+                sorted(t.techniques),
+                sorted(t.client_states),
+                t.rated,
+            ],
             ensure_ascii=False,
         )
         for t in turns

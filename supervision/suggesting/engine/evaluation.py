@@ -15,7 +15,7 @@ from .model import AXIS_OF_SPEAKER, SuggesterModel
 from .training import Fitted, Settings, fit
 
 
-def _as_model(fitted: Fitted) -> SuggesterModel:
+def as_model(fitted: Fitted) -> SuggesterModel:
     return SuggesterModel(
         meta={"model_version": "portal-suggester-0"},
         vectoriser=fitted.vectoriser,
@@ -42,7 +42,7 @@ def held_out_suggestions(
         test = [i for i, t in enumerate(evaluated) if t.session in fold]
         if not test:
             continue
-        model = _as_model(fit(train, label_codes=label_codes, safety=safety, settings=settings))
+        model = as_model(fit(train, label_codes=label_codes, safety=safety, settings=settings))
         turns = [evaluated[i] for i in test]
         for i, suggestion in zip(test, model.suggest(inputs(turns), [t.speaker for t in turns]), strict=True):
             predicted[i] = suggestion.labels
@@ -106,7 +106,7 @@ def safety_folds_study(
         if not fold_rows:
             continue
         fitted = fit(train, label_codes=label_codes, safety=safety, settings=settings, only=("client_states",))
-        model = _as_model(fitted)
+        model = as_model(fitted)
         # inputs over the whole fold, so each client turn has the counselor turn before it
         fold_inputs = dict(zip(fold_rows, inputs([evaluated[i] for i in fold_rows]), strict=True))
         test = [i for i in fold_rows if evaluated[i].speaker == "client"]

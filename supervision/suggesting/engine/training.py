@@ -176,11 +176,13 @@ def fit(
     speakers = np.array([t.speaker for t in turns])
     sessions = np.array([t.session for t in turns])
     has_words = np.array([bool(t.text.strip()) for t in turns])
+    # unrated turns (a window's unlabelled ones) were read for their successors' ``previous``, not learnt from
+    rated = np.array([t.rated for t in turns], dtype=bool)
     axes = {}
     for speaker, axis in AXIS_OF_SPEAKER.items():
         if axis not in only:
             continue
-        rows = np.flatnonzero(speakers == speaker)
+        rows = np.flatnonzero((speakers == speaker) & rated)
         labels = list(label_codes[axis])
         y = _targets([turns[r] for r in rows], axis, labels)
         x = matrix[rows]
@@ -200,7 +202,7 @@ def fit(
         axes[axis] = AxisModel(labels, coef, intercept, thresholds, min_labels)
     scorer = None
     if CLIENT_STATES in axes and settings.safety_spec is not None:
-        client = np.flatnonzero(speakers == "client")
+        client = np.flatnonzero((speakers == "client") & rated)
         labels = [label for label in axes[CLIENT_STATES].labels if label in safety]
         scorer, oof, y = _fit_safety([turns[r] for r in client], [turn_inputs[r] for r in client], labels, settings)
         thresholds = _pick_thresholds(oof, y, labels, safety, settings)
