@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-load profile-pages bench-scale bench-scale-import bench-scale-night
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-suggester-audit bench-load profile-pages bench-scale bench-scale-import bench-scale-night
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -103,6 +103,10 @@ bench-transitions: $(STAMP)
 # on the audit's blind windows, cross-validated figures over data/suggester/ (BENCH_ARGS="--folds 0": one session out).
 bench-suggester: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/bench_suggester.py $(BENCH_ARGS)
+
+# The audit of unlabelled windows on suggestions, each window file held out of the model that suggests it
+bench-suggester-audit: $(STAMP)
+	$(PY) benchmarks/suggester_audit.py $(BENCH_ARGS)
 
 # The whole nightly job over 500,000 realistic turns (1,000 sessions), step by step: first night, a quiet night, an
 # ordinary night after 2 % of the sessions were re-imported, against one GROUP BY; then audit_trajectories --input

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.conf import settings
 
 from .engine.features import TurnInput
-from .engine.model import ModelRefused, SuggesterModel, load_model
+from .engine.model import ModelRefused, SuggesterModel, labels_for_audit, load_model
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "model" / "suggester.json"
 logger = logging.getLogger(__name__)
@@ -55,12 +55,13 @@ def forget_loaded_models() -> None:
         _loaded.clear()
 
 
-def window_labeller():
+def window_labeller(model: SuggesterModel | None = None):
     """For the trajectory audit of windows nobody labelled: §2 turn dicts → one list of suggested codes per
-    turn (``None`` without a usable model: the audit then reads the text alone). A turn that comes back in
-    several windows (windows cut with an overlap) is suggested once: the answer depends only on its speaker,
-    stage, text, cues and the turn before it in its window."""
-    model = current_model()
+    turn, those the audit reads (``labels_for_audit``; ``None`` without a usable model: the audit then reads
+    the text alone). A turn that comes back in several windows (windows cut with an overlap) is suggested
+    once: the answer depends only on its speaker, stage, text, cues and the turn before it in its window.
+    ``model``: another than the process's (the benchmarks' held-out models)."""
+    model = model or current_model()
     if model is None:
         return None
 
@@ -87,7 +88,9 @@ def window_labeller():
                 places.append(at)
                 previous = text
             where.append(places)
-        found = model.predict(inputs, speakers, runners_up=0)
-        return [[list(found[at][0]) for at in places] for places in where]
+        found = [
+            labels_for_audit(labels, dict(scores)) for labels, scores in model.predict(inputs, speakers, runners_up=0)
+        ]
+        return [[found[at] for at in places] for places in where]
 
     return labeller

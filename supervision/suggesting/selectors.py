@@ -1,8 +1,9 @@
 """Reads of the suggester's output for pages, audits and the safety check.
 
 "Open" suggestions are what a supervisor still has to decide: the labels the current model version
-suggested for a turn that are neither golden already nor dismissed. What the audit and the safety check read
-for an unlabelled session are the suggested labels minus the dismissed ones (nothing is golden there)."""
+suggested for a turn that are neither golden already nor dismissed. What the audit reads for an unlabelled
+session are the suggested labels it trusts (``labels_for_audit``) minus the dismissed ones (nothing is golden
+there); the safety check reads every suggested safety state (``suggested_safety_events``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.db.models import Exists, OuterRef, Q
 from supervision.agreement.models import AnnotationRun, RaterKind, RunTurn
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
 
+from .engine.model import labels_for_audit
 from .loading import current_model
 from .models import SuggestionDismissal
 
@@ -75,17 +77,15 @@ def open_suggestions(turn_ids: Collection[int], run: AnnotationRun | None = None
     return found
 
 
-def effective_labels(
-    session_ids: Collection[int], run: AnnotationRun | None = None, *, by_utterance: bool = False
-) -> dict:
-    """Per turn of the sessions: what the suggester said minus what supervisors dismissed — the labels an
-    audit or the safety check reads where nobody has labelled the session. Keyed by turn id, or by
-    utterance id with ``by_utterance`` (the trajectory audit reads turns by it)."""
+def labels_for_audit_of(session_ids: Collection[int], run: AnnotationRun | None = None) -> dict[str, list[str]]:
+    """Per turn of the sessions, by utterance id (the trajectory audit reads turns by it): the suggested labels
+    the audit reads where nobody has labelled the session — those the model gives even odds or more
+    (``labels_for_audit``), less what supervisors dismissed."""
     run = run or current_run()
     if run is None or not session_ids:
         return {}
     rows = RunTurn.objects.filter(run=run, turn__session_id__in=sorted(session_ids)).values_list(
-        "turn_id", "techniques", "client_states", *(["turn__utterance_id"] if by_utterance else [])
+        "turn_id", "turn__utterance_id", "techniques", "client_states", "scores"
     )
     dismissed: dict[int, set[str]] = defaultdict(set)
     for turn_id, label in SuggestionDismissal.objects.filter(
@@ -93,11 +93,12 @@ def effective_labels(
     ).values_list("turn_id", "label"):
         dismissed[turn_id].add(label)
     return {
-        (row[3] if by_utterance else turn_id): [
-            c for c in (techniques if techniques is not None else client_states or []) if c not in dismissed[turn_id]
+        utterance_id: [
+            code
+            for code in labels_for_audit(techniques if techniques is not None else client_states or [], scores or {})
+            if code not in dismissed[turn_id]
         ]
-        for row in rows
-        for turn_id, techniques, client_states in [row[:3]]
+        for turn_id, utterance_id, techniques, client_states, scores in rows
     }
 
 

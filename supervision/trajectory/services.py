@@ -182,15 +182,15 @@ def with_suggested_labels(
     sessions: list[tuple[int, list[TurnRow]]],
 ) -> tuple[list[tuple[int, list[TurnRow]]], frozenset[int]]:
     """CONTRACT §9: a session none of whose turns carries a technique or client state is audited on the
-    label suggester's labels less what supervisors dismissed (``effective_labels``), when it has any; the
+    label suggester's labels it reads less what supervisors dismissed (``labels_for_audit_of``), when it has any; the
     sessions so labelled are returned beside. Labelled sessions cost nothing here (no query)."""
     bare = {session_id for session_id, rows in sessions if rows and not any(row[5] or row[6] for row in rows)}
     if not bare:
         return sessions, frozenset()
     # Imported here: the suggester's model (NumPy, SciPy) is loaded only when a session needs it.
-    from supervision.suggesting.selectors import effective_labels
+    from supervision.suggesting.selectors import labels_for_audit_of
 
-    labels = effective_labels(bare, by_utterance=True)
+    labels = labels_for_audit_of(bare)
     if not labels:
         return sessions, frozenset()
     out, suggested, empty = [], set(), []

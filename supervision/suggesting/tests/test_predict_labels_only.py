@@ -1,6 +1,7 @@
 """``predict(runners_up=0)``, the path the import and the audit use, is the model's own answer: the same
 labels, in the same order, with the same probabilities as the ranked ``predict``, turn for turn; the audit's
-labeller reads each turn with the one before it in its window and suggests a repeated one once."""
+labeller reads each turn with the one before it in its window, suggests a repeated one once and hands the
+audit the labels the model gives even odds or more."""
 
 from pathlib import Path
 
@@ -57,7 +58,8 @@ def test_the_audits_labeller_reads_the_turn_before_in_the_window_and_suggests_a_
     with_previous = [
         TurnInput(t.text, t.stage, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)
     ]
-    expected = [labels for labels, _ in model.predict(with_previous, [t.speaker for t in turns])]
+    predicted = model.predict(with_previous, [t.speaker for t in turns])
+    expected = [[code for code, p in scores if code in labels and p >= 0.5] for labels, scores in predicted]
     assert labels == [expected, expected[:20], expected]
     assert calls[0] == len(
         {
@@ -65,3 +67,18 @@ def test_the_audits_labeller_reads_the_turn_before_in_the_window_and_suggests_a_
             for t, p in zip(turns, with_previous, strict=True)
         }
     )
+
+
+def test_the_audits_labeller_leaves_the_doubtful_labels_to_the_supervisor():
+    """Labels over their threshold but under even odds (the safety states' thresholds are far lower) are
+    suggested to supervisors, not read by the audit."""
+    turns = repository_turns()
+    with_previous = [
+        TurnInput(t.text, t.stage, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)
+    ]
+    predicted = current_model().predict(with_previous, [t.speaker for t in turns])
+    [read] = window_labeller()([window(turns)])
+    doubtful = [[code for code, p in scores if code in labels and p < 0.5] for labels, scores in predicted]
+    assert sum(map(len, doubtful)) >= 5
+    for labels, doubts, audited in zip((labels for labels, _ in predicted), doubtful, read, strict=True):
+        assert audited == [code for code in labels if code not in doubts]

@@ -10,10 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from supervision.agreement.models import RunTurn
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv
 from supervision.models import Session
 from supervision.suggesting.models import SuggestionDismissal
-from supervision.suggesting.selectors import current_run
+from supervision.suggesting.selectors import current_run, open_suggestions
 from supervision.suggesting.tests.test_decisions import _force
 from supervision.suggesting.tests.test_import_suggestions import TEXTS, unlabelled_rows
 from supervision.testing import PASSWORD
@@ -76,6 +77,19 @@ def test_an_unlabelled_session_is_audited_on_its_suggestions_less_dismissals(cas
     assert (stored.label, stored.score, stored.explanation) == (expected.label, expected.score, expected.explanation)
     text_only = [{**turn, "techniques": [], "client_states": []} for turn in window]
     assert audit_windows([text_only])[0].explanation != stored.explanation  # the labels were read
+
+
+def test_the_audit_reads_only_the_suggestions_the_model_gives_even_odds(cast, unlabelled):
+    session, turns = unlabelled
+    row = RunTurn.objects.get(turn=turns[2])
+    row.scores = {"empathy": 0.49, "risk_assessment": 0.5}
+    row.save()
+    _revisions, sessions = _read_batch([session.pk])
+    read, _suggested = with_suggested_labels(sessions)
+    rows = dict((row[1], row) for row in read[0][1])
+    assert rows[turns[2].utterance_id][5] == ["risk_assessment"]
+    # the supervisor's list still offers both
+    assert open_suggestions([turns[2].pk])[turns[2].pk].labels == ["empathy", "risk_assessment"]
 
 
 def test_a_labelled_session_reads_its_own_labels(labelled):
