@@ -58,6 +58,7 @@ from supervision.resources import CommentResource, RosterResource
 from supervision.roles import Role, sees_everything, supervises, trainee_filter, visible_trainees
 from supervision.services import ServiceError, TurnRejected, turn_edit_problems, turn_update
 from supervision.suggesting.admin import SuggestedOnlyFilter, decorate_transcript, suggestion_urls
+from supervision.suggesting.engine.model import AUDIT_MIN_PROBABILITY
 from taxonomy import catalogue
 from taxonomy.models import StageDef
 
@@ -505,6 +506,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             **label_suggestions,
             "audits": audits,
             "audit_labels": feedback_selectors.audit_labels(session) if audits else None,
+            "audit_min_probability": AUDIT_MIN_PROBABILITY,
             "safety_marks": feedback_selectors.safety_marks_for(request.user, session),
         }
 

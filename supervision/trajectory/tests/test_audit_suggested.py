@@ -150,6 +150,7 @@ def test_the_supervisors_pages_note_the_basis_for_their_own_trainees_only(client
     assert client.login(username="supervisor_a", password=PASSWORD)
     page = client.get(admin_page).content.decode()
     assert page.count(NOTE) == 1 and "궤적 감사" in page
+    assert "확률 0.5 이상인 것(기각한 것 제외)으로 감사했습니다" in page  # what the audit read, said plainly
     assert NOTE in client.get(f"/feedback/sessions/{session.pk}/").content.decode()
     labelled_page = client.get(reverse("admin:supervision_session_change", args=[labelled.pk])).content.decode()
     assert "궤적 감사" in labelled_page and NOTE not in labelled_page
