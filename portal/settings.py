@@ -324,6 +324,8 @@ IMPORT_EXPORT_SKIP_ADMIN_ACTION_EXPORT_UI = True
 # the two formats staff use (the transcript importer reads the same two)
 IMPORT_FORMATS = EXPORT_FORMATS = [base_formats.CSV, base_formats.XLSX]
 NIGHTLY_REVIEW_STEPS = (
+    # first: the audits and the safety step read the suggestions of sessions nobody labelled
+    "supervision.suggesting.nightly.suggestions_nightly",
     "supervision.gauge.services.gauge_compute",
     "supervision.tags.nightly.tags_nightly",
     "supervision.trajectory.services.trajectory_nightly",
@@ -333,6 +335,7 @@ NIGHTLY_REVIEW_STEPS = (
 # a big night is split into chunk tasks of NIGHTLY_CHUNK_SESSIONS sessions that any worker takes, before
 # the steps above run and find them done (supervision/nightly.py). Smaller nights run in the one task.
 NIGHTLY_SESSION_WORK = (
+    ("supervision.suggesting.nightly.suggestions_pending", "supervision.suggesting.nightly.suggestions_prepare"),
     ("supervision.gauge.aggregate.tallies_pending", "supervision.gauge.aggregate.tallies_prepare"),
     ("supervision.trajectory.services.trajectory_pending", "supervision.trajectory.services.trajectory_prepare"),
     ("supervision.safety.services.safety_pending", "supervision.safety.services.safety_prepare"),
