@@ -11,6 +11,8 @@ links and 0.35 client-state links per turn, an accepted cross-category critique 
 — loaded with COPY. Then, against the baseline, one hand-written GROUP BY over the turns (technique labels
 per trainee and category, median of --repeat, measured in the same run):
 
+0. every session suggested, as its import would have (timed for the record: the work of the night after a
+   retrained model's deploy), not part of any night;
 1. the first night (nothing derived yet: every session gauged, tagged, audited, its safety suggestions made)
    through real Celery workers on REDIS_URL, the way production runs it: ``supervision.nightly_review`` sent
    by name and waited for, split into chunk tasks (supervision/nightly.py). Once with one worker process,
@@ -219,6 +221,18 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     build(args)
+    # Every import suggests its turns with the model in use, so in production the nights find every session
+    # suggested; only the night after a retrained model's deploy suggests them all (the first step's work,
+    # timed here for the record, not part of any night below; the audits it queues are purged).
+    from supervision.suggesting.nightly import suggestions_nightly
+
+    started = time.perf_counter()
+    done = suggestions_nightly(day=DAY)
+    print(
+        f"suggested {done['turns']:,} turns of {done['sessions']:,} sessions with {done['model_version']}, as their "
+        f"imports would have: {time.perf_counter() - started:.1f} s (a newly deployed version's first night)",
+        flush=True,
+    )
 
     def baseline() -> float:
         start = time.perf_counter()

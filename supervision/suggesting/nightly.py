@@ -16,6 +16,7 @@ import datetime
 
 from django.conf import settings
 
+from .loading import current_model
 from .selectors import sessions_without_suggestions
 from .services import suggestions_refresh
 
@@ -25,7 +26,8 @@ def suggestions_nightly(*, day: datetime.date) -> dict[str, object]:
     sessions a transaction (a big first night is never one long transaction). Returns ``{"model_version",
     "sessions", "turns"}`` (0 and 0 on an ordinary night; ``model_version`` ``None`` without a usable model)."""
     pending = sessions_without_suggestions()
-    result = {"model_version": None, "sessions": 0, "turns": 0}
+    model = current_model()
+    result = {"model_version": model.version if model else None, "sessions": 0, "turns": 0}
     size = settings.NIGHTLY_CHUNK_SESSIONS
     for start in range(0, len(pending), size):
         done = suggestions_refresh(session_ids=pending[start : start + size])

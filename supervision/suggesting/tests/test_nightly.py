@@ -86,7 +86,7 @@ def test_the_night_after_a_new_version_suggests_what_it_has_not_rated(
 
     # an ordinary night: nothing left to suggest, found without reading every turn
     assert sessions_without_suggestions() == []
-    assert suggestions_nightly(day=DAY)["sessions"] == 0
+    assert suggestions_nightly(day=DAY) == {"day": "2026-12-06", "model_version": version, "sessions": 0, "turns": 0}
 
 
 def test_a_big_nights_chunks_suggest_a_session_before_its_other_parts(cast, tmp_path, deployed_next_version):
