@@ -10,7 +10,7 @@ for the supervisor's list; the portal's ``AUDIT_MIN_PROBABILITY`` is marked); an
 the file came with. Macro-F1 over all windows, over those that came labelled and over those that came without
 labels (the aim: 0.84 on windows with no labels). The text-only figure on the development files is
 optimistic: the audit's word lists were written looking at them. The models here learn from data/suggester/
-and the window files only (no portal sessions): one fit per file, about 10 minutes on this machine.
+and the window files only (no portal sessions): one fit per file, about 5 minutes on this machine.
 """
 
 from __future__ import annotations
