@@ -6,6 +6,7 @@ from django.db import transaction
 
 from supervision import pagecache, rules
 from supervision.models import Turn
+from supervision.signals import turns_rewritten_in
 from taxonomy.models import StageDef
 from taxonomy.normalize import normalize_text, normalize_value
 
@@ -50,8 +51,13 @@ def turn_update(*, turn: Turn, stage: StageDef, text: str, nonverbal: list[str],
     if problems := turn_edit_problems(text=text, nonverbal=nonverbal, dialog_act=dialog_act):
         raise TurnRejected(problems)
     act, correction = rules.corrected_dialog_act(text, dialog_act)
+    # as stored (a model form has already put the new values on ``turn``)
+    stored = Turn.objects.filter(pk=turn.pk).values_list("stage_id", "text", "nonverbal").get()
+    rewritten = stored != (stage.pk, text, nonverbal)
     turn.stage, turn.text, turn.nonverbal, turn.dialog_act = stage, text, nonverbal, act
     turn.full_clean(exclude=["session"])
     turn.save(update_fields=["stage", "text", "nonverbal", "dialog_act"])
     pagecache.sessions_changed([turn.session_id])
+    if rewritten:  # what was read from the old words (the suggester's suggestions) is read again
+        turns_rewritten_in(sender=turn_update, session_ids=[turn.session_id])
     return [correction] if correction else []

@@ -3,6 +3,10 @@
 ``golden_labels_changed`` — the golden labels (or the turns) of some sessions were written and the write is
 committed: ``session_ids`` names them. Sent by the label service and the transcript import, from
 ``transaction.on_commit``; a receiver must not raise (the write is done, whoever sent it has answered).
+
+``turns_rewritten`` — the words, cues or stage of turns of some sessions were edited after their import (the
+admin's turn form) and the edit is committed: ``session_ids`` names them. What was read from the old words
+(the label suggester's suggestions) is to be read again. Same rules as above.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 golden_labels_changed = Signal()
+turns_rewritten = Signal()
 
 
 def golden_labels_written(sender, session_ids: Iterable[int]) -> None:
@@ -21,3 +26,10 @@ def golden_labels_written(sender, session_ids: Iterable[int]) -> None:
     session_ids = sorted(set(session_ids))
     if session_ids:
         transaction.on_commit(partial(golden_labels_changed.send, sender=sender, session_ids=session_ids))
+
+
+def turns_rewritten_in(sender, session_ids: Iterable[int]) -> None:
+    """Sends ``turns_rewritten`` for these sessions once the current transaction commits."""
+    session_ids = sorted(set(session_ids))
+    if session_ids:
+        transaction.on_commit(partial(turns_rewritten.send, sender=sender, session_ids=session_ids))

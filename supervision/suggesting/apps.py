@@ -6,3 +6,10 @@ class SuggestingConfig(AppConfig):
     name = "supervision.suggesting"
     label = "suggesting"
     verbose_name = _("AI 라벨 제안")
+
+    def ready(self):
+        from supervision.signals import turns_rewritten
+
+        from .services import turns_rewritten as resuggest
+
+        turns_rewritten.connect(resuggest, dispatch_uid="suggesting.resuggest_rewritten_turns")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import logging
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from .engine.model import AXIS_OF_SPEAKER, SuggesterModel
 from .loading import current_model, model_path
 from .models import SuggestionDismissal
 
+logger = logging.getLogger(__name__)
 # Turns suggested at a time: memory follows this, not the number of sessions.
 BATCH_TURNS = 20_000
 RUN_NOTE = "포털 자체 평가 AI(라벨 제안 모델) — 가져오기마다 자동으로 제안"
@@ -119,6 +121,17 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
         # Sessions nobody labelled are audited on these suggestions: audited again once they are committed.
         transaction.on_commit(partial(queue_session_audits, sorted(set(session_ids))))
     return {"model_version": model.version, "sessions": len(set(session_ids)), "turns": written}
+
+
+def turns_rewritten(sender, session_ids: list[int], **kwargs) -> None:
+    """Receiver of ``supervision.signals.turns_rewritten`` (a turn's words edited in the admin, committed):
+    the sessions are suggested again, as the edited turn and the one after it (which reads it as the turn
+    before) were suggested from the old words; their audits follow (``suggestions_refresh``). Never raises:
+    the edit is done. A failure is logged and the old suggestions stay until ``suggest_labels --session``."""
+    try:
+        suggestions_refresh(session_ids=session_ids)
+    except Exception:
+        logger.exception("AI 라벨 제안을 다시 만들지 못했습니다 (회기 %s)", session_ids)
 
 
 def _predict(model: SuggesterModel, turns, inputs: list[TurnInput]) -> list:

@@ -1,0 +1,68 @@
+"""A turn's words edited in the admin were suggested from the old words, and so was the turn after it (it reads
+the edited one as the turn before): once the edit commits, the session is suggested again and its audit
+follows. Saving a turn without changing its words, cues or stage suggests nothing again."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from supervision.agreement.models import RunTurn
+from supervision.importing.tests.sheets import ENGLISH_HEADER, write_csv
+from supervision.models import Session
+from supervision.suggesting.engine.features import TurnInput
+from supervision.suggesting.loading import current_model
+from supervision.suggesting.selectors import current_run
+from supervision.suggesting.tests.test_import_suggestions import unlabelled_rows
+from supervision.tests.test_admin_writes import post_turn
+
+pytestmark = pytest.mark.django_db
+RISK_QUESTION = "혹시 요즘 죽고 싶다는 생각까지 드세요?"
+
+
+@pytest.fixture
+def session(cast, tmp_path):
+    path = write_csv(tmp_path / "RWT1.csv", ENGLISH_HEADER, unlabelled_rows("RWT1"))
+    call_command("import_transcripts", str(path), "--trainee", "trainee_a", stdout=io.StringIO())
+    return Session.objects.get(code="RWT1")
+
+
+def _stored(turn):
+    row = RunTurn.objects.get(run=current_run(), turn=turn)
+    return row.techniques if turn.speaker == "counselor" else row.client_states
+
+
+def _model_on(turn, previous: str):
+    [(labels, _scores)] = current_model().predict(
+        [TurnInput(turn.text, turn.stage_id, turn.nonverbal or (), previous)], [turn.speaker], runners_up=0
+    )
+    return labels
+
+
+def test_a_supervisors_edit_of_a_turns_words_has_it_and_the_next_turn_suggested_again(
+    client, cast, session, django_capture_on_commit_callbacks
+):
+    turns = list(session.turns.order_by("seq"))
+    question = next(t for t in turns[:-1] if t.speaker == "counselor")
+    answer = turns[turns.index(question) + 1]
+    assert "risk_assessment" not in _stored(question)
+    client.force_login(cast.supervisor_a)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_turn(client, question, text=RISK_QUESTION)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    question.refresh_from_db()
+    assert question.text == RISK_QUESTION
+    before = turns[turns.index(question) - 1].text if turns.index(question) else ""
+    assert _stored(question) == _model_on(question, before)
+    assert "risk_assessment" in _stored(question)
+    assert _stored(answer) == _model_on(answer, RISK_QUESTION)  # read with the new question before it
+    assert RunTurn.objects.filter(run=current_run(), turn__session=session).count() == len(turns)
+
+
+def test_saving_a_turn_unchanged_suggests_nothing_again(client, cast, session, django_capture_on_commit_callbacks):
+    turn = session.turns.order_by("seq").first()
+    before = RunTurn.objects.get(run=current_run(), turn=turn).pk
+    client.force_login(cast.supervisor_a)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert post_turn(client, turn).status_code == 302
+    assert RunTurn.objects.get(run=current_run(), turn=turn).pk == before  # the row was not written again
