@@ -635,7 +635,7 @@ class TurnAdmin(RoleScopedAdmin):
         # The message also beside the turn (the page opens there, out of sight of the top), and the transcript's
         # filter (?label=… kept on the "라벨 편집" link) as it was.
         messages.success(
-            request, _("%(turn)s의 라벨을 저장했습니다.") % {"turn": obj.utterance_id}, extra_tags=f"turn-{obj.pk}"
+            request, _("%(turn)s 발화를 저장했습니다.") % {"turn": obj.utterance_id}, extra_tags=f"turn-{obj.pk}"
         )
         return HttpResponseRedirect(transcript_url(obj.session_id, request.GET.get("_transcript"), obj.seq))
 

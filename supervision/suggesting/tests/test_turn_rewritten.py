@@ -50,6 +50,8 @@ def test_a_supervisors_edit_of_a_turns_words_has_it_and_the_next_turn_suggested_
     with django_capture_on_commit_callbacks(execute=True):
         response = post_turn(client, question, text=RISK_QUESTION)
     assert response.status_code == 302, response.content.decode()[:2000]
+    # the words were saved, not only labels: the message says so
+    assert f"{question.utterance_id} 발화를 저장했습니다." in client.get(response.url).content.decode()
     question.refresh_from_db()
     assert question.text == RISK_QUESTION
     before = turns[turns.index(question) - 1].text if turns.index(question) else ""
