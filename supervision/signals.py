@@ -21,15 +21,17 @@ golden_labels_changed = Signal()
 turns_rewritten = Signal()
 
 
-def golden_labels_written(sender, session_ids: Iterable[int]) -> None:
-    """Sends ``golden_labels_changed`` for these sessions once the current transaction commits."""
+def _send_on_commit(signal: Signal, sender, session_ids: Iterable[int]) -> None:
     session_ids = sorted(set(session_ids))
     if session_ids:
-        transaction.on_commit(partial(golden_labels_changed.send, sender=sender, session_ids=session_ids))
+        transaction.on_commit(partial(signal.send, sender=sender, session_ids=session_ids))
+
+
+def golden_labels_written(sender, session_ids: Iterable[int]) -> None:
+    """Sends ``golden_labels_changed`` for these sessions once the current transaction commits."""
+    _send_on_commit(golden_labels_changed, sender, session_ids)
 
 
 def turns_rewritten_in(sender, session_ids: Iterable[int]) -> None:
     """Sends ``turns_rewritten`` for these sessions once the current transaction commits."""
-    session_ids = sorted(set(session_ids))
-    if session_ids:
-        transaction.on_commit(partial(turns_rewritten.send, sender=sender, session_ids=session_ids))
+    _send_on_commit(turns_rewritten, sender, session_ids)

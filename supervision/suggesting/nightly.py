@@ -27,12 +27,13 @@ def suggestions_nightly(*, day: datetime.date) -> dict[str, object]:
     "sessions", "turns"}`` (0 and 0 on an ordinary night; ``model_version`` ``None`` without a usable model)."""
     pending = sessions_without_suggestions()
     model = current_model()
-    result = {"model_version": model.version if model else None, "sessions": 0, "turns": 0}
+    sessions = turns = 0
     size = settings.NIGHTLY_CHUNK_SESSIONS
     for start in range(0, len(pending), size):
-        done = suggestions_refresh(session_ids=pending[start : start + size])
-        result = {**done, "sessions": result["sessions"] + done["sessions"], "turns": result["turns"] + done["turns"]}
-    return {"day": day.isoformat(), **result}
+        done = suggestions_refresh(session_ids=pending[start : start + size], model=model)
+        sessions, turns = sessions + done["sessions"], turns + done["turns"]
+    version = model.version if model else None
+    return {"day": day.isoformat(), "model_version": version, "sessions": sessions, "turns": turns}
 
 
 def suggestions_pending(*, day: datetime.date) -> list[int]:

@@ -127,12 +127,11 @@ def sessions_without_suggestions() -> list[int]:
     An import and ``suggestions_refresh`` rate a session's turns all together, so a session's first turn
     stands for it: one index probe a session (the nightly job's bar allows no scan of every turn; an
     anti-join of the turns with the run's rows took 58 ms per 20,000 turns)."""
-    model = current_model()
-    if model is None:
+    if current_model() is None:
         return []
     first_turn = Turn.objects.filter(session=OuterRef("pk")).order_by("seq").values("pk")[:1]
     sessions = Session.objects.annotate(first_turn=Subquery(first_turn)).filter(first_turn__isnull=False)
-    run = AnnotationRun.objects.filter(rater=model.version, kind=RaterKind.AI).order_by("id").first()
+    run = current_run()  # None: the version has suggested nothing yet
     if run is not None:
         sessions = sessions.exclude(Exists(RunTurn.objects.filter(run=run, turn_id=OuterRef("first_turn"))))
     return list(sessions.order_by("pk").values_list("pk", flat=True))
