@@ -104,7 +104,7 @@ def blind() -> None:
 
     turns = read_jsonl_file(ROOT / "benchmarks" / "trajectory" / "blind-1.jsonl")
     model = load_model(DEFAULT_MODEL_PATH)
-    suggestions = model.suggest(inputs(turns), [t.speaker for t in turns])
+    suggestions = model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns])
     kept = [
         (t, s.labels)
         for t, s in zip(turns, suggestions, strict=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from .engine.features import TurnInput
+from .engine.features import session_inputs
 from .engine.model import ModelRefused, SuggesterModel, labels_for_audit, load_model
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "model" / "suggester.json"
@@ -59,7 +59,7 @@ def window_labeller(model: SuggesterModel | None = None):
     """For the trajectory audit of windows nobody labelled: §2 turn dicts → one list of suggested codes per
     turn, those the audit reads (``labels_for_audit``; ``None`` without a usable model: the audit then reads
     the text alone). A turn that comes back in several windows (windows cut with an overlap) is suggested
-    once: the answer depends only on its speaker, stage, text, cues and the turn before it in its window.
+    once: the answer depends only on its speaker, stage, text, cues and the turns before it in its window.
     ``model``: another than the process's (the benchmarks' held-out models)."""
     model = model or current_model()
     if model is None:
@@ -70,23 +70,22 @@ def window_labeller(model: SuggesterModel | None = None):
         where: list[list[int]] = []
         inputs, speakers = [], []
         for turns in windows:
-            places, previous = [], ""
-            for t in turns:
-                text, stage, nonverbal, speaker = (
-                    t.get("text") or "",
-                    t.get("stage") or "",
-                    t.get("nonverbal"),
-                    t.get("speaker"),
-                )
-                # ``previous``: the turn before in the window (the safety scorer reads the counselor's question)
-                key = (speaker, stage, text, tuple(nonverbal) if nonverbal else (), previous)
+            places = []
+            # each turn with the turns before it in the window (the safety scorer reads the counselor's
+            # question and the client's earlier words)
+            read = session_inputs(
+                ((t.get("text") or "", t.get("stage") or "", tuple(t.get("nonverbal") or ())) for t in turns),
+                model.turns_before,
+            )
+            for t, turn in zip(turns, read, strict=True):
+                speaker = t.get("speaker")
+                key = (speaker, turn.stage, turn.text, turn.nonverbal, turn.previous, turn.context)
                 at = slot.get(key)
                 if at is None:
                     at = slot[key] = len(inputs)
-                    inputs.append(TurnInput(text, stage, nonverbal or (), previous))
+                    inputs.append(turn)
                     speakers.append(speaker)
                 places.append(at)
-                previous = text
             where.append(places)
         found = [
             labels_for_audit(labels, dict(scores)) for labels, scores in model.predict(inputs, speakers, runners_up=0)

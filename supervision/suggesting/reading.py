@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from taxonomy import catalogue
 
 from .engine.corpus import session_of
-from .engine.features import TurnInput
+from .engine.features import TurnInput, session_inputs, turn_input
 
 _SPEAKERS = {alias.lower(): s.code for s in catalogue.SPEAKERS for alias in (s.code, s.ko, *s.aliases)}
 _STAGES = {alias.lower(): s.code for s in catalogue.STAGES for alias in (s.code, s.ko, *s.aliases)}
@@ -61,11 +61,13 @@ def _turn(raw: object, row: int, where: str, errors: list) -> tuple[str, str, st
     return utterance_id, code, text, _STAGES.get(stage.strip().lower(), ""), nonverbal, (session, seq)
 
 
-def read_input(data: bytes) -> InputTurns:
+def read_input(data: bytes, turns_before: int = 1) -> InputTurns:
+    """Each turn with the texts of the ``turns_before`` turns before it (``SuggesterModel.turns_before``): in
+    its window, or in its session — by ``seq`` when the lines carry it, else the session's lines before."""
     result = InputTurns()
-    previous_in_session: dict[str, str] = {}
+    recent_in_session: dict[str, list[str]] = {}  # the session's last texts, nearest last
     by_position: dict[tuple[str, int], str] = {}
-    pending: list[tuple[int, tuple]] = []  # (index, (session, seq)) whose previous turn is looked up at the end
+    pending: list[tuple[int, tuple]] = []  # (index, (session, seq)) whose earlier turns are looked up at the end
     for number, raw_line in enumerate(data.split(b"\n"), start=1):
         if not raw_line.strip():
             continue
@@ -85,7 +87,7 @@ def read_input(data: bytes) -> InputTurns:
             if not isinstance(turns, list):
                 result.errors.append((number, "turns", "turns는 발화 목록이어야 합니다."))
                 continue
-            previous = ""
+            read = []
             for position, raw_turn in enumerate(turns):
                 parsed = _turn(raw_turn, number, f"turns[{position}].", result.errors)
                 if parsed is None:
@@ -93,8 +95,8 @@ def read_input(data: bytes) -> InputTurns:
                 utterance_id, speaker, text, stage, nonverbal, _position = parsed
                 result.utterance_ids.append(utterance_id)
                 result.speakers.append(speaker)
-                result.inputs.append(TurnInput(text, stage, nonverbal, previous))
-                previous = text
+                read.append((text, stage, nonverbal))
+            result.inputs += session_inputs(read, turns_before)
             continue
         parsed = _turn(value, number, "", result.errors)
         if parsed is None:
@@ -102,15 +104,17 @@ def read_input(data: bytes) -> InputTurns:
         utterance_id, speaker, text, stage, nonverbal, (session, seq) = parsed
         result.utterance_ids.append(utterance_id)
         result.speakers.append(speaker)
-        # The previous turn: the line with the session's seq - 1 when the lines carry seq, else the
-        # session's line before.
-        result.inputs.append(TurnInput(text, stage, nonverbal, previous_in_session.get(session, "")))
-        previous_in_session[session] = text
+        recent = recent_in_session.setdefault(session, [])
+        result.inputs.append(turn_input(text, stage, nonverbal, recent[::-1]))
+        recent.append(text)
+        del recent[:-turns_before]
         if seq is not None:
             by_position[(session, seq)] = text
             pending.append((len(result.inputs) - 1, (session, seq)))
     for index, (session, seq) in pending:
-        result.inputs[index].previous = by_position.get((session, seq - 1), "")
+        turn = result.inputs[index]
+        before = [by_position.get((session, seq - k), "") for k in range(1, turns_before + 1)]
+        result.inputs[index] = turn_input(turn.text, turn.stage, turn.nonverbal, before)
     if not result.utterance_ids and not result.errors:
         result.errors.append((0, "file", "읽을 발화가 없습니다."))
     return result

@@ -28,7 +28,7 @@ from supervision.services import ServiceError
 from supervision.trajectory.tasks import queue_session_audits
 
 from . import selectors
-from .engine.features import TurnInput
+from .engine.features import TurnInput, turn_input
 from .engine.model import AXIS_OF_SPEAKER, SuggesterModel
 from .loading import current_model, model_path
 from .models import SuggestionDismissal
@@ -125,8 +125,8 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
 
 def turns_rewritten(sender, session_ids: list[int], **kwargs) -> None:
     """Receiver of ``supervision.signals.turns_rewritten`` (a turn's words edited in the admin, committed):
-    the sessions are suggested again, as the edited turn and the one after it (which reads it as the turn
-    before) were suggested from the old words; their audits follow (``suggestions_refresh``). Never raises:
+    the sessions are suggested again, as the edited turn and the ones after it (which read it as a turn
+    before theirs) were suggested from the old words; their audits follow (``suggestions_refresh``). Never raises:
     the edit is done. A failure is logged and the old suggestions stay until ``suggest_labels --session``."""
     try:
         suggestions_refresh(session_ids=session_ids)
@@ -139,11 +139,11 @@ def _predict(model: SuggesterModel, turns, inputs: list[TurnInput]) -> list:
     return model.predict(inputs, [t.speaker for t in turns], runners_up=0)
 
 
-def _turn_inputs(turns, previous: list[str]) -> list[TurnInput]:
-    """What the model reads of each turn, with the text of the turn before it."""
+def _turn_inputs(turns, before: list[list[str]]) -> list[TurnInput]:
+    """What the model reads of each turn, with the texts of the turns before it, nearest first."""
     return [
-        TurnInput(turn.text or "", turn.stage or "", turn.nonverbal or (), text or "")
-        for turn, text in zip(turns, previous, strict=True)
+        turn_input(turn.text or "", turn.stage or "", turn.nonverbal or (), texts)
+        for turn, texts in zip(turns, before, strict=True)
     ]
 
 
@@ -179,17 +179,17 @@ class _Predicting:
     (``_copy_tails``): that is Python, but done while the import waits on PostgreSQL it costs the import
     next to nothing."""
 
-    def __init__(self, model: SuggesterModel, turns, previous: list[str], labels_json: dict | None) -> None:
+    def __init__(self, model: SuggesterModel, turns, before: list[list[str]], labels_json: dict | None) -> None:
         self._result: list | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._run, args=(model, turns, previous, labels_json), name="suggester", daemon=True
+            target=self._run, args=(model, turns, before, labels_json), name="suggester", daemon=True
         )
         self._thread.start()
 
-    def _run(self, model: SuggesterModel, turns, previous: list[str], labels_json: dict | None) -> None:
+    def _run(self, model: SuggesterModel, turns, before: list[list[str]], labels_json: dict | None) -> None:
         try:
-            predictions = _predict(model, turns, _turn_inputs(turns, previous))
+            predictions = _predict(model, turns, _turn_inputs(turns, before))
             self._result = predictions if labels_json is None else _copy_tails(turns, predictions, labels_json)
         except BaseException as exc:  # handed to the caller's thread by ``result``
             self._error = exc
@@ -207,12 +207,13 @@ def _same_objects(these: Sequence[object], those: Sequence[object]) -> bool:
 
 @dataclass
 class _Chunk:
-    """A chunk's turns that have an axis, read before they are written: the text of the turn before each
-    (``None``: to be read back once the turns have ids), and the model once it has started on them."""
+    """A chunk's turns that have an axis, read before they are written: the texts of the turns before each,
+    nearest first (``None``: to be read back once the turns have ids), and the model once it has started on
+    them."""
 
     given: Sequence[object]  # the chunk as ``read`` was given it
     turns: list
-    previous: list[str | None]
+    before: list[list[str | None]]
     predicting: _Predicting | None = None
     ids: list[int] | None = None
 
@@ -239,7 +240,7 @@ class SuggestionWriter:
         self._labels_json: dict[tuple, str] = {}
         self._read: _Chunk | None = None
         self._pending: _Chunk | None = None
-        # (session, seq) -> text of the previous chunk's turns: a session's turn before the first of a chunk
+        # (session, seq) -> text of the previous chunk's turns: a session's turns before the first of a chunk
         self._previous_chunk: dict[tuple, str] = {}
 
     @classmethod
@@ -254,9 +255,9 @@ class SuggestionWriter:
         wanting the GIL, and the last chunk's was waited for at the end)."""
         self._store_pending()
         kept = [turn for turn in turns if turn.speaker in AXIS_OF_SPEAKER]
-        chunk = self._read = _Chunk(turns, kept, self._previous_texts(turns, kept))
-        if self.overlap and kept and None not in chunk.previous:
-            chunk.predicting = _Predicting(self.model, kept, chunk.previous, self._copy_labels())
+        chunk = self._read = _Chunk(turns, kept, self._texts_before(turns, kept))
+        if self.overlap and kept and not any(None in texts for texts in chunk.before):
+            chunk.predicting = _Predicting(self.model, kept, chunk.before, self._copy_labels())
 
     def write(self, turns: Sequence[tuple[int, object]], *, replaced: Sequence[int] = ()) -> int:
         """``turns``: (turn id, an object with ``session``, ``seq``, ``speaker``, ``stage``, ``text``,
@@ -272,54 +273,70 @@ class SuggestionWriter:
         if not chunk.turns:
             return 0
         if chunk.predicting is None:
-            previous = self._read_back(chunk)
+            before = self._read_back(chunk)
             if not self.overlap:
-                predictions = _predict(self.model, chunk.turns, _turn_inputs(chunk.turns, previous))
+                predictions = _predict(self.model, chunk.turns, _turn_inputs(chunk.turns, before))
                 labels_json = self._copy_labels()
                 self._store(
                     chunk, predictions if labels_json is None else _copy_tails(chunk.turns, predictions, labels_json)
                 )
                 return len(chunk.turns)
-            chunk.predicting = _Predicting(self.model, chunk.turns, previous, self._copy_labels())
+            chunk.predicting = _Predicting(self.model, chunk.turns, before, self._copy_labels())
         self._pending = chunk
         return len(chunk.turns)
 
-    def _previous_texts(self, chunk: Sequence[object], turns: list) -> list[str | None]:
-        """The text of the session's turn at seq - 1 for each of ``turns`` (those of the ``chunk`` that have
-        an axis; the safety scorer reads the counselor's question before an answer, and without it the
-        shipped model misses disclosures it finds in cross-validation), from this chunk or the one before, as
-        the import and ``suggestions_refresh`` write sessions in order. ``None``: to be read back (a chunk's
-        first turn whose neighbour was written earlier, or a re-imported turn whose neighbour the file
-        lacks)."""
+    def _texts_before(self, chunk: Sequence[object], turns: list) -> list[list[str | None]]:
+        """The texts of the session's turns at seq - 1 … seq - ``model.turns_before`` for each of ``turns``
+        (those of the ``chunk`` that have an axis; the safety scorer reads the counselor's question before an
+        answer and the client's words before that, and without them the shipped model misses disclosures it
+        finds in cross-validation), from this chunk or the one before, as the import and
+        ``suggestions_refresh`` write sessions in order. ``None``: to be read back (a chunk's first turns
+        whose neighbours were written earlier, or a re-imported turn whose neighbours the file lacks)."""
         here = {(_session_of(turn), turn.seq): turn.text or "" for turn in chunk}
-        before, previous = self._previous_chunk, []
+        earlier, found = self._previous_chunk, []
+        depth = range(1, self.model.turns_before + 1)
         for turn in turns:
-            key = (_session_of(turn), turn.seq - 1)
-            text = here.get(key)
-            if text is None:
-                text = before.get(key)
-            previous.append("" if text is None and turn.seq <= 0 else text)
+            session, texts = _session_of(turn), []
+            for k in depth:
+                text = here.get((session, turn.seq - k))
+                if text is None:
+                    text = earlier.get((session, turn.seq - k))
+                texts.append("" if text is None and turn.seq - k < 0 else text)
+            found.append(texts)
         self._previous_chunk = here
-        return previous
+        return found
 
-    def _read_back(self, chunk: _Chunk) -> list[str]:
-        """``chunk.previous`` with the texts ``_previous_texts`` left out read back in one query (so only
-        once the turns have ids)."""
-        missing = [turn_id for turn_id, text in zip(chunk.ids, chunk.previous, strict=True) if text is None]
+    def _read_back(self, chunk: _Chunk) -> list[list[str]]:
+        """``chunk.before`` with the texts ``_texts_before`` left out read back in one query (so only once
+        the turns have ids)."""
+        missing = [turn_id for turn_id, texts in zip(chunk.ids, chunk.before, strict=True) if None in texts]
         if not missing:
-            return chunk.previous
-        stored = dict(
-            Turn.objects.filter(pk__in=missing)
+            return chunk.before
+        offsets = sorted({k for texts in chunk.before for k, text in enumerate(texts, start=1) if text is None})
+        stored = {
+            row[0]: row[1:]
+            for row in Turn.objects.filter(pk__in=missing)
             .annotate(
-                previous_text=Subquery(
-                    Turn.objects.filter(session_id=OuterRef("session_id"), seq=OuterRef("seq") - 1).values("text")[:1]
-                )
+                **{
+                    f"text_before_{k}": Subquery(
+                        Turn.objects.filter(session_id=OuterRef("session_id"), seq=OuterRef("seq") - k).values("text")[
+                            :1
+                        ]
+                    )
+                    for k in offsets
+                }
             )
-            .values_list("pk", "previous_text")
-        )
+            .values_list("pk", *(f"text_before_{k}" for k in offsets))
+        }
+        column = {k: i for i, k in enumerate(offsets)}
+
+        def stored_text(turn_id: int, k: int) -> str:
+            row = stored.get(turn_id)
+            return (row[column[k]] if row else None) or ""  # no turn at seq - k: nothing before
+
         return [
-            text if text is not None else stored.get(turn_id) or ""
-            for turn_id, text in zip(chunk.ids, chunk.previous, strict=True)
+            [text if text is not None else stored_text(turn_id, k) for k, text in enumerate(texts, start=1)]
+            for turn_id, texts in zip(chunk.ids, chunk.before, strict=True)
         ]
 
     def finish(self) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .features import TurnInput
+from .features import TurnInput, turn_input
 
 
 @dataclass
@@ -92,12 +92,16 @@ def by_session(turns: Sequence[LabelledTurn]) -> dict[str, list[LabelledTurn]]:
     return sessions
 
 
-def inputs(turns: Sequence[LabelledTurn]) -> list[TurnInput]:
-    """The suggester's view of each turn, ``previous`` being the turn before it in its session."""
-    previous_text: dict[tuple[str, int], str] = {(t.session, t.seq): t.text for t in turns}
+def inputs(turns: Sequence[LabelledTurn], turns_before: int = 1) -> list[TurnInput]:
+    """The suggester's view of each turn with the texts of the ``turns_before`` turns before it in its
+    session (by ``seq``; ``turn_input``)."""
+    text_at: dict[tuple[str, int], str] = {(t.session, t.seq): t.text for t in turns}
     return [
-        TurnInput(
-            text=t.text, stage=t.stage, nonverbal=t.nonverbal, previous=previous_text.get((t.session, t.seq - 1), "")
+        turn_input(
+            t.text,
+            t.stage,
+            t.nonverbal,
+            [text_at.get((t.session, t.seq - k), "") for k in range(1, turns_before + 1)],
         )
         for t in turns
     ]

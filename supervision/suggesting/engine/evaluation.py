@@ -44,7 +44,9 @@ def held_out_suggestions(
             continue
         model = as_model(fit(train, label_codes=label_codes, safety=safety, settings=settings))
         turns = [evaluated[i] for i in test]
-        for i, suggestion in zip(test, model.suggest(inputs(turns), [t.speaker for t in turns]), strict=True):
+        for i, suggestion in zip(
+            test, model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns]), strict=True
+        ):
             predicted[i] = suggestion.labels
         if progress:
             progress(number, len(folds))
@@ -107,8 +109,8 @@ def safety_folds_study(
             continue
         fitted = fit(train, label_codes=label_codes, safety=safety, settings=settings, only=("client_states",))
         model = as_model(fitted)
-        # inputs over the whole fold, so each client turn has the counselor turn before it
-        fold_inputs = dict(zip(fold_rows, inputs([evaluated[i] for i in fold_rows]), strict=True))
+        # inputs over the whole fold, so each client turn has the turns before it
+        fold_inputs = dict(zip(fold_rows, inputs([evaluated[i] for i in fold_rows], model.turns_before), strict=True))
         test = [i for i in fold_rows if evaluated[i].speaker == "client"]
         turns = [evaluated[i] for i in test]
         turn_inputs = [fold_inputs[i] for i in test]

@@ -26,6 +26,7 @@ _MIX = np.uint32(0x9E3779B1)  # Fibonacci hashing: spreads the low bits over the
 _SALT_TEXT = 0x51ED27
 _SALT_PREVIOUS = 0xA3B19C
 _SALT_CROSS = 0x3C6EF3
+_SALT_CONTEXT = 0x6A09E6
 _SPACE, _SEPARATOR = 32, 0
 
 
@@ -41,6 +42,16 @@ class FeatureSpec:
     # Character n-grams of the turn that may span words (scikit-learn's ``char`` analyzer): "죽고 싶은 건
     # 아니에요" is a denial only across its words. (0, 0) = none; the safety scorer reads them.
     cross_ngrams: tuple[int, int] = (0, 0)
+    # The session's turns before the previous one (``context_turns`` of them, nearest first, joined): their
+    # character n-grams in ``context_ngrams``. The safety scorer reads two: a disclosure often points back
+    # ("그렇게 한 거예요", "충동이 또 올라왔어요") to what the client said a turn or two earlier. (0, 0) = none.
+    context_ngrams: tuple[int, int] = (0, 0)
+    context_turns: int = 0
+
+    @property
+    def turns_before(self) -> int:
+        """How many of the session's turns before a turn this spec reads."""
+        return 1 + (self.context_turns if self.context_ngrams[1] > 0 else 0)
 
     def as_dict(self) -> dict:
         found = {
@@ -50,6 +61,9 @@ class FeatureSpec:
         }
         if self.cross_ngrams[1] > 0:  # absent otherwise, so a spec without them reads as before
             found["cross_ngrams"] = list(self.cross_ngrams)
+        if self.context_ngrams[1] > 0:
+            found["context_ngrams"] = list(self.context_ngrams)
+            found["context_turns"] = self.context_turns
         return found
 
     @classmethod
@@ -59,17 +73,37 @@ class FeatureSpec:
             text_ngrams=tuple(int(n) for n in data["text_ngrams"]),
             previous_ngrams=tuple(int(n) for n in data["previous_ngrams"]),
             cross_ngrams=tuple(int(n) for n in data.get("cross_ngrams", (0, 0))),
+            context_ngrams=tuple(int(n) for n in data.get("context_ngrams", (0, 0))),
+            context_turns=int(data.get("context_turns", 0)),
         )
 
 
 @dataclass
 class TurnInput:
-    """What the suggester reads of a turn. ``previous`` is the text of the turn before it in the session."""
+    """What the suggester reads of a turn. ``previous`` is the text of the turn before it in the session,
+    ``context`` those of the turns before that one (``turn_input``)."""
 
     text: str
     stage: str = ""
     nonverbal: Sequence[str] = ()
     previous: str = ""
+    context: str = ""
+
+
+def turn_input(text: str, stage: str, nonverbal: Sequence[str], before: Sequence[str]) -> TurnInput:
+    """A turn as the suggester reads it, ``before`` being the texts of the turns before it in its session,
+    nearest first (as many as the model reads, ``SuggesterModel.turns_before``; fewer at a session's start).
+    The one way a turn's context is put together, at training and at every kind of inference."""
+    return TurnInput(text, stage, nonverbal, before[0] if before else "", " ".join(t for t in before[1:] if t))
+
+
+def session_inputs(turns: Iterable[tuple[str, str, Sequence[str]]], turns_before: int) -> list[TurnInput]:
+    """``turn_input`` of a session's (or a window's) turns given in order as (text, stage, cues)."""
+    found, texts = [], []
+    for text, stage, nonverbal in turns:
+        found.append(turn_input(text, stage, nonverbal, texts[: -turns_before - 1 : -1]))
+        texts.append(text)
+    return found
 
 
 _WHITESPACE_POINTS = np.array([9, 10, 11, 12, 13, 0x85, 0xA0, 0x3000], dtype=np.uint32)
@@ -164,7 +198,7 @@ def own_text_blocks(turns: Sequence[TurnInput], spec: FeatureSpec) -> list[Block
 
 def turn_blocks(turns: Sequence[TurnInput], spec: FeatureSpec, *, own: list[Block] | None = None) -> Iterator[Block]:
     """The (row, bucket) blocks of the turns' own text and cues, then of their text across words, then of
-    the previous turns' text. ``own``: the first part, already computed (``own_text_blocks`` of the same
+    the previous turns' text, then of the context's. ``own``: the first part, already computed (``own_text_blocks`` of the same
     turns with a spec sharing its text n-grams)."""
     yield from own if own is not None else own_text_blocks(turns, spec)
     if spec.cross_ngrams[1] > 0:
@@ -173,6 +207,9 @@ def turn_blocks(turns: Sequence[TurnInput], spec: FeatureSpec, *, own: list[Bloc
     if spec.previous_ngrams[1] > 0:
         previous = [t.previous for t in turns]
         yield from _ngram_blocks(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)
+    if spec.context_ngrams[1] > 0:
+        context = [t.context for t in turns]
+        yield from _ngram_blocks(context, spec.context_ngrams, _SALT_CONTEXT, spec.bits)
 
 
 def turn_buckets(turns: Sequence[TurnInput], spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:

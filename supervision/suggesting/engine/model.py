@@ -128,6 +128,12 @@ class SuggesterModel:
     def number(self) -> int:
         return version_number(self.version)
 
+    @property
+    def turns_before(self) -> int:
+        """How many of a session's turns before a turn the model reads (``features.turn_input``)."""
+        specs = [self.vectoriser.spec] + ([self.safety.vectoriser.spec] if self.safety is not None else [])
+        return max(spec.turns_before for spec in specs)
+
     def suggest(self, turns: Sequence[TurnInput], speakers: Sequence[str]) -> list[Suggestion]:
         """One suggestion per turn, on its speaker's axis: the labels at or above their thresholds (in the
         model's label order) and the probability of each plus at most ``RUNNERS_UP`` more, rounded to 4."""

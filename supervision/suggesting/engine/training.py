@@ -32,16 +32,29 @@ class Settings:
     inner_folds: int = 3
     safety_margin: float = 0.7  # threshold = margin × the lowest out-of-fold probability of a disclosure
     safety_max_false_alarm_rate: float = 0.02  # ≈ 3 in 140 client turns
-    # The safety scorer (``SafetyScorer``): the turn's character n-grams within and across words and the
-    # previous turn's (the counselor's question), over client turns only. None = the axis's own columns.
+    # The safety scorer (``SafetyScorer``): the turn's character n-grams within and across words, the
+    # previous turn's (the counselor's question) and the two turns' before that (the client's own earlier
+    # words: "그렇게 한 거예요" points back), over client turns only. None = the axis's own columns.
+    # The context, in the 5-fold study (suggester_safety.py, 591 sessions), recall at 1.5 / 3 / 5 / 10 false
+    # alarms per 140 client turns: without it 0.819 / 0.877 / 0.926 / 0.966; two turns' 2-grams 0.850 / 0.911 /
+    # 0.942 / 0.972, their 3-grams 0.840 / 0.917 / 0.948 / 0.972, 2–3-grams 0.844 / 0.899 / 0.939 / 0.966 (and
+    # 35 % more model time); one turn's 2–3-grams 0.813 / 0.908 / 0.933 / 0.972. Four turns and eight did
+    # worse (on 531 sessions). 2-grams are the cheapest: the import's bar leaves the model little time.
     safety_spec: FeatureSpec | None = field(
-        default_factory=lambda: FeatureSpec(text_ngrams=(1, 4), previous_ngrams=(2, 4), cross_ngrams=(3, 6))
+        default_factory=lambda: FeatureSpec(
+            text_ngrams=(1, 4), previous_ngrams=(2, 4), cross_ngrams=(3, 6), context_ngrams=(2, 2), context_turns=2
+        )
     )
     safety_max_features: int = 150_000
     # The scorer's C: the one of these whose inner out-of-fold probabilities find the most disclosures within
     # the false-alarm rate (in the 5-fold study, 16 ranked them better than 4; 1 worse).
     safety_c_grid: tuple[float, ...] = (4.0, 16.0, 64.0)
     safety_positive_weight: float = 0.0  # 0 = "balanced"
+
+    @property
+    def turns_before(self) -> int:
+        """How many of a session's turns before a turn the specs read."""
+        return max(spec.turns_before for spec in (self.spec, self.safety_spec) if spec is not None)
 
 
 def _targets(turns: Sequence[LabelledTurn], axis: str, labels: Sequence[str]) -> np.ndarray:
@@ -169,7 +182,7 @@ def fit(
     """The vectoriser and both axes' models, thresholds from the inner grouped cross-validation. ``only``
     fits fewer axes (the others are absent): the safety study needs the client states alone."""
     settings = settings or Settings()
-    turn_inputs = inputs(turns)
+    turn_inputs = inputs(turns, settings.turns_before)
     vectoriser = fit_vectoriser(turn_inputs, settings.spec, max_features=settings.max_features)
     matrix = vectoriser.transform(turn_inputs)
     matrix.sum_duplicates()  # canonical rows for the solver (inference leaves duplicates to the product)

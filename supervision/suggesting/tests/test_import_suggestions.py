@@ -16,7 +16,7 @@ from supervision.importing import jobs
 from supervision.importing.models import ImportJob
 from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv, write_xlsx
 from supervision.models import Session, Turn, TurnClientState, TurnTechnique
-from supervision.suggesting.engine.features import TurnInput
+from supervision.suggesting.engine.features import TurnInput, session_inputs
 from supervision.suggesting.loading import current_model
 from supervision.testing import PASSWORD
 
@@ -35,6 +35,11 @@ def unlabelled_rows(code: str) -> list[list]:
     for seq, row in enumerate(rows):
         row[5], row[6], row[7] = TEXTS[seq], "", ""
     return rows
+
+
+def read_in_order(turns: list[Turn], model) -> list[TurnInput]:
+    """What the model reads of a stored session's turns (given in order), each with the turns before it."""
+    return session_inputs(((t.text, t.stage_id, t.nonverbal or ()) for t in turns), model.turns_before)
 
 
 def assert_every_turn_suggested(code: str) -> AnnotationRun:
@@ -148,7 +153,7 @@ def test_a_failed_import_leaves_no_suggestion(cast, tmp_path):
 def test_chunks_suggested_alongside_the_import_match_the_model_turn_for_turn(cast, tmp_path, monkeypatch):
     """The import runs the model on a chunk in a thread while it writes that chunk and reads the next; with
     a chunk of two rows, three chunks overlap, and each stored row is exactly the model's answer for its
-    turn (labels and their probabilities) read with the turn before it — across chunks too — written in the
+    turn (labels and their probabilities) read with the turns before it — across chunks too — written in the
     import's transaction."""
     monkeypatch.setattr("supervision.importing.services.CHUNK_ROWS", 2)
     call_command(
@@ -158,10 +163,8 @@ def test_chunks_suggested_alongside_the_import_match_the_model_turn_for_turn(cas
     )
     run = assert_every_turn_suggested("SGI7")
     turns = list(Turn.objects.filter(session__code="SGI7").order_by("seq"))
-    expected = current_model().suggest(
-        [TurnInput(t.text, t.stage_id, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)],
-        [t.speaker for t in turns],
-    )
+    model = current_model()
+    expected = model.suggest(read_in_order(turns, model), [t.speaker for t in turns])
     rows = {r.turn_id: r for r in RunTurn.objects.filter(run=run)}
     for turn, suggestion in zip(turns, expected, strict=True):
         row = rows[turn.pk]
@@ -189,9 +192,9 @@ def test_a_model_that_fails_in_its_thread_fails_the_import_and_writes_nothing(ca
 
 @pytest.mark.django_db
 def test_a_turn_whose_neighbour_was_written_chunks_before_is_read_with_it(cast, tmp_path, monkeypatch):
-    """The model starts on a chunk before its turns are written; a turn whose neighbour is neither in its
-    chunk nor in the one before (the file interleaves sessions) waits for its id, and its neighbour's text
-    is read back from the database."""
+    """The model starts on a chunk before its turns are written; a turn whose neighbours are neither in its
+    chunk nor in the one before (the file interleaves sessions) waits for its id, and its neighbours' texts
+    are read back from the database."""
     monkeypatch.setattr("supervision.importing.services.CHUNK_ROWS", 2)
     first, second = unlabelled_rows("SGI9"), unlabelled_rows("SGIA")
     rows = first[:3] + second[:3] + first[3:] + second[3:]  # chunks f0 f1 | f2 s0 | s1 s2 | f3 f4 | f5 s3 | …
@@ -201,11 +204,7 @@ def test_a_turn_whose_neighbour_was_written_chunks_before_is_read_with_it(cast, 
     stored = {r.turn_id: r for r in RunTurn.objects.filter(run=run)}
     for code in ("SGI9", "SGIA"):
         turns = list(Turn.objects.filter(session__code=code).order_by("seq"))
-        expected = model.predict(
-            [TurnInput(t.text, t.stage_id, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)],
-            [t.speaker for t in turns],
-            runners_up=0,
-        )
+        expected = model.predict(read_in_order(turns, model), [t.speaker for t in turns], runners_up=0)
         for turn, (labels, scores) in zip(turns, expected, strict=True):
             row = stored[turn.pk]
             assert (row.techniques if turn.speaker == "counselor" else row.client_states) == labels

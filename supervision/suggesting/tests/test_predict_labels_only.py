@@ -6,7 +6,7 @@ audit the labels the model gives even odds or more."""
 from pathlib import Path
 
 from supervision.suggesting.engine.corpus import inputs, read_jsonl_file
-from supervision.suggesting.engine.features import TurnInput
+from supervision.suggesting.engine.features import session_inputs
 from supervision.suggesting.loading import current_model, window_labeller
 
 WINDOWS = Path(__file__).resolve().parents[3] / "benchmarks" / "trajectory"
@@ -26,8 +26,9 @@ def test_labels_only_gives_the_ranked_predictions_labels_and_their_probabilities
     model = current_model()
     turns = repository_turns()
     speakers = [t.speaker for t in turns]
-    ranked = model.predict(inputs(turns), speakers)
-    found = model.predict(inputs(turns), speakers, runners_up=0)
+    read = inputs(turns, model.turns_before)
+    ranked = model.predict(read, speakers)
+    found = model.predict(read, speakers, runners_up=0)
     assert len(turns) > 1000 and sum(1 for labels, _ in ranked if labels) > 900
     assert any(len(scores) > len(labels) for labels, scores in ranked)  # the ranked path has runners-up
     for (labels, scores), (chosen, probabilities) in zip(ranked, found, strict=True):
@@ -39,7 +40,7 @@ def window(turns):
     return [{"speaker": t.speaker, "stage": t.stage, "text": t.text, "nonverbal": t.nonverbal} for t in turns]
 
 
-def test_the_audits_labeller_reads_the_turn_before_in_the_window_and_suggests_a_repeat_once():
+def test_the_audits_labeller_reads_the_turns_before_in_the_window_and_suggests_a_repeat_once():
     model = current_model()
     turns = repository_turns()[:40]
     calls = []
@@ -55,16 +56,14 @@ def test_the_audits_labeller_reads_the_turn_before_in_the_window_and_suggests_a_
         labels = window_labeller()([window(turns), window(turns[:20]), window(turns)])
     finally:
         del model.predict
-    with_previous = [
-        TurnInput(t.text, t.stage, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)
-    ]
-    predicted = model.predict(with_previous, [t.speaker for t in turns])
+    read = session_inputs(((t.text, t.stage, t.nonverbal) for t in turns), model.turns_before)
+    predicted = model.predict(read, [t.speaker for t in turns])
     expected = [[code for code, p in scores if code in labels and p >= 0.5] for labels, scores in predicted]
     assert labels == [expected, expected[:20], expected]
     assert calls[0] == len(
         {
-            (t.speaker, t.stage, t.text, tuple(t.nonverbal), p.previous)
-            for t, p in zip(turns, with_previous, strict=True)
+            (t.speaker, t.stage, t.text, tuple(t.nonverbal), p.previous, p.context)
+            for t, p in zip(turns, read, strict=True)
         }
     )
 
@@ -73,10 +72,9 @@ def test_the_audits_labeller_leaves_the_doubtful_labels_to_the_supervisor():
     """Labels over their threshold but under even odds (the safety states' thresholds are far lower) are
     suggested to supervisors, not read by the audit."""
     turns = repository_turns()
-    with_previous = [
-        TurnInput(t.text, t.stage, t.nonverbal, turns[i - 1].text if i else "") for i, t in enumerate(turns)
-    ]
-    predicted = current_model().predict(with_previous, [t.speaker for t in turns])
+    model = current_model()
+    read = session_inputs(((t.text, t.stage, t.nonverbal) for t in turns), model.turns_before)
+    predicted = model.predict(read, [t.speaker for t in turns])
     [read] = window_labeller()([window(turns)])
     doubtful = [[code for code, p in scores if code in labels and p < 0.5] for labels, scores in predicted]
     assert sum(map(len, doubtful)) >= 5

@@ -6,7 +6,7 @@ same rounded probabilities in every suggestion."""
 
 import numpy as np
 
-from supervision.suggesting.engine.features import TurnInput
+from supervision.suggesting.engine.features import TurnInput, session_inputs
 from supervision.suggesting.engine.model import AXIS_OF_SPEAKER, CLIENT_STATES
 from supervision.suggesting.loading import current_model
 from supervision.suggesting.tests.test_predict_labels_only import repository_turns
@@ -46,15 +46,15 @@ CUES = [
 
 
 def varied_turns() -> tuple[list[TurnInput], list[str]]:
-    turns, speakers, previous = [], [], ""
+    turns, speakers = [], []
     # turns of cues only, in every stage: a stage and the no-words flag both in the row, after its n-grams
     for n, cue in enumerate(CUES * 4):
         turns.append(TurnInput("", ("라포", "탐색", "개입", "정리")[n // len(CUES)], [cue], RISK_QUESTION))
         speakers.append(("client", "counselor")[n % 2])
-    for t in repository_turns()[:1500]:
-        turns.append(TurnInput(t.text, t.stage, t.nonverbal, previous))
-        speakers.append(t.speaker)
-        previous = t.text
+    # read with up to three turns before them: the safety scorer's context n-grams in the row too
+    repository = repository_turns()[:1500]
+    turns += session_inputs(((t.text, t.stage, t.nonverbal) for t in repository), 3)
+    speakers += [t.speaker for t in repository]
     for n, (text, stage, nonverbal, before) in enumerate(ODD * 3):
         turns.append(TurnInput(text, stage, nonverbal, before))
         # each odd turn on both axes and once on none (a speaker without an axis is not suggested)

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from supervision.agreement.models import RunTurn
 from supervision.importing.tests.sheets import ENGLISH_HEADER, write_csv
 from supervision.models import Session
-from supervision.suggesting.engine.features import TurnInput
+from supervision.suggesting.engine.features import TurnInput, session_inputs
 from supervision.suggesting.loading import current_model
 from supervision.suggesting.selectors import current_run
 from supervision.suggesting.tests.test_import_suggestions import unlabelled_rows
@@ -32,10 +32,15 @@ def _stored(turn):
     return row.techniques if turn.speaker == "counselor" else row.client_states
 
 
-def _model_on(turn, previous: str):
-    [(labels, _scores)] = current_model().predict(
-        [TurnInput(turn.text, turn.stage_id, turn.nonverbal or (), previous)], [turn.speaker], runners_up=0
-    )
+def _read(turn) -> TurnInput:
+    """The turn as the model reads it now: with the stored turns before it."""
+    turns = list(turn.session.turns.order_by("seq"))
+    read = session_inputs(((t.text, t.stage_id, t.nonverbal or ()) for t in turns), current_model().turns_before)
+    return read[[t.pk for t in turns].index(turn.pk)]
+
+
+def _model_on(turn):
+    [(labels, _scores)] = current_model().predict([_read(turn)], [turn.speaker], runners_up=0)
     return labels
 
 
@@ -54,10 +59,10 @@ def test_a_supervisors_edit_of_a_turns_words_has_it_and_the_next_turn_suggested_
     assert f"{question.utterance_id} 발화를 저장했습니다." in client.get(response.url).content.decode()
     question.refresh_from_db()
     assert question.text == RISK_QUESTION
-    before = turns[turns.index(question) - 1].text if turns.index(question) else ""
-    assert _stored(question) == _model_on(question, before)
+    assert _stored(question) == _model_on(question)
     assert "risk_assessment" in _stored(question)
-    assert _stored(answer) == _model_on(answer, RISK_QUESTION)  # read with the new question before it
+    assert _read(answer).previous == RISK_QUESTION
+    assert _stored(answer) == _model_on(answer)  # read with the new question before it
     assert RunTurn.objects.filter(run=current_run(), turn__session=session).count() == len(turns)
 
 

@@ -39,7 +39,7 @@ class Command(BaseCommand):
         except OSError as exc:
             self.stderr.write(f"row 0, column file: 입력 파일을 읽을 수 없습니다 ({input_path}): {exc.strerror or exc}")
             raise SystemExit(1) from None
-        read = read_input(data)
+        read = read_input(data, model.turns_before)
         if read.errors:
             for row, column, message in sorted(read.errors, key=lambda e: e[0]):
                 self.stderr.write(f"row {row}, column {column}: {message}")
