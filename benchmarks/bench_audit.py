@@ -10,8 +10,8 @@ figure (thresholds picked on nine files, scored on the tenth) is the cross-valid
 judge a change by. The lexicon and score terms were shaped by studying the errors on these files and on the
 generator-made ones, so every figure here except the blind one is a development figure.
 
-The held-out figure is blind-1.jsonl (60 windows), written by hand by an author blind to the engine, its data
-files and every other window file; measured once. Section (a) and the ablations run on it, split by how much
+The held-out figures are blind-1.jsonl, blind-2.jsonl and blind-3.jsonl (60 windows each), written by hand by
+authors blind to the engine, its data files and every other window file; each measured once. Section (a) and the ablations run on it, split by how much
 of each window is labelled and by language. What each file is and the figures each development file had when
 it was still blind: benchmarks/trajectory/README.md.
 """
@@ -43,6 +43,8 @@ GENERATED_CHECK = WINDOWS / "generated-check.jsonl"  # generator-made; error ana
 DEV = [WINDOWS / f"development-{k}.jsonl" for k in range(1, 11)]
 DEV_1, DEV_2, DEV_3, DEV_4, DEV_5, DEV_6, DEV_7, DEV_8, DEV_9, DEV_10 = DEV
 BLIND_1 = WINDOWS / "blind-1.jsonl"  # hand-written blind to the engine: the held-out set
+BLIND_2 = WINDOWS / "blind-2.jsonl"  # the same, all Korean, written 2026-12-06 (its errors read since)
+BLIND_3 = WINDOWS / "blind-3.jsonl"  # the same, all Korean, written 2026-12-06: still blind
 ABLATIONS: list[tuple[str, AuditConfig]] = [
     ("full", AuditConfig()),
     ("symmetric distance", AuditConfig(symmetric_distance=True)),
@@ -134,6 +136,12 @@ def main() -> None:
     for g in LABELS:
         row = [sum(1 for x, y in zip(gold, pred, strict=True) if x == g and y == p) for p in LABELS]
         print(f"  {g:<10}" + "".join(f"{n:>6}" for n in row))
+    for path in (BLIND_2, BLIND_3):
+        blind = load_windows(path)
+        print(f"\n== (a) held-out: {path.name} (Korean; never a development file)")
+        report(path.stem, blind)
+        for part, windows in _by_labelling(blind).items():
+            report(f"  {part}", windows)
     print("\n== development rows (rules shaped by error analysis on these; not held out)")
     report("generated-tune", load_windows(GENERATED_TUNE))
     dev_path = Path(args.dev)

@@ -1,8 +1,8 @@
 """The trajectory audit of windows nobody labelled, on the label suggester's labels, over every window file
-the audit is developed on — each file suggested by a model trained without it — and on blind-1 (never
-trained on) by a model trained on all of them:
+the audit is developed on — each file suggested by a model trained without it — and on the blind files
+(never trained on, never looked at while the audit was built) by a model trained on all of them:
 
-    make bench-suggester-audit     # python benchmarks/suggester_audit.py [--files development-1,…] [--floors 0,0.5]
+    make bench-suggester-audit     # python benchmarks/suggester_audit.py [--files development-1,…|none] [--floors 0,0.5]
 
 Every window's labels are stripped, then the file is audited from the text alone; on the suggested labels
 whose probability reaches each ``--floors`` value (0: every label the model suggests at its thresholds, tuned
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
-BLIND = "blind-1.jsonl"
+BLIND = ("blind-1.jsonl", "blind-2.jsonl", "blind-3.jsonl")
 
 
 def main() -> None:
@@ -57,7 +57,7 @@ def main() -> None:
 
     ways = ["text alone", *(f"suggested, p ≥ {f:g}" + (" (portal)" if f == shipped else "") for f in floors)]
     ways.append("the file's own labels")
-    rows: dict[str, list[tuple[str, str, bool, bool]]] = {way: [] for way in ways}
+    rows: dict[str, list[tuple[str, str, bool, str | None]]] = {way: [] for way in ways}
 
     def audit(path: Path, model) -> None:
         windows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -75,7 +75,8 @@ def main() -> None:
             errors, results = audit_lines(lines, labeller=labeller)
             assert not errors, errors
             rows[way] += [
-                (w["label"], r["label"], c, path.name == BLIND) for w, r, c in zip(windows, results, came, strict=True)
+                (w["label"], r["label"], c, path.name if path.name in BLIND else None)
+                for w, r, c in zip(windows, results, came, strict=True)
             ]
         model_module.AUDIT_MIN_PROBABILITY = shipped
 
@@ -87,9 +88,11 @@ def main() -> None:
     for path in held_out:
         audit(path, trained_without(path))
         print(f"    {path.stem}: held out ({time.perf_counter() - started:.0f} s)", flush=True)
-    audit(TRAJECTORY_WINDOWS / BLIND, trained_without(None))
+    trained_on_all = trained_without(None)
+    for name in BLIND:
+        audit(TRAJECTORY_WINDOWS / name, trained_on_all)
     print(f"Audit macro-F1 with every label stripped ({time.perf_counter() - started:.0f} s):")
-    for where, blind in ((f"window files, each held out ({len(held_out)})", False), ("blind-1", True)):
+    for where, blind in ((f"window files, each held out ({len(held_out)})", None), *((n, n) for n in BLIND)):
         print(f"  {where}:")
         for way in ways:
             parts = []
