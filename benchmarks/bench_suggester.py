@@ -6,9 +6,11 @@
 (a) Quality over the repository's training sessions (data/suggester/): each group of held-out sessions is
     suggested by a model trained — thresholds included, by its own inner cross-validation — on every other
     session and on the audit's labelled windows and the sessions added for the safety states (SGS_*; both
-    trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves one session out at a time.
+    trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves one session
+    out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
-(b) The shipped model on benchmarks/trajectory/blind-1.jsonl, which no model was trained on: counselor turns
+(b) The shipped model on benchmarks/trajectory/blind-1/2/3.jsonl, which no model was trained on (2 and 3: Korean,
+    by writers new to the repository): counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
     so those turns are not scored).
 (c) ``suggest_labels --input`` on ≥ 25,000 turns, turns/s net of start-up (a one-line run subtracted).
@@ -102,19 +104,20 @@ def blind() -> None:
     from supervision.suggesting.loading import DEFAULT_MODEL_PATH
     from taxonomy import catalogue
 
-    turns = read_jsonl_file(ROOT / "benchmarks" / "trajectory" / "blind-1.jsonl")
     model = load_model(DEFAULT_MODEL_PATH)
-    suggestions = model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns])
-    kept = [
-        (t, s.labels)
-        for t, s in zip(turns, suggestions, strict=True)
-        if (t.techniques if t.speaker == "counselor" else t.client_states)
-    ]
-    result = figures([t for t, _ in kept], [labels for _, labels in kept], rater=model.version)
-    alarms = false_alarms([t for t, _ in kept], [labels for _, labels in kept], catalogue.SAFETY_CRITICAL_STATES)
-    print(f"(b) {model.version} on blind-1 (never trained on): {len(kept)} labelled turns of {len(turns)}")
-    _print_figures(result)
-    print(f"    safety false alarms: {alarms['false_alarms']} = {alarms['per_140']} per 140 labelled client turns")
+    for name in ("blind-1", "blind-2", "blind-3"):
+        turns = read_jsonl_file(ROOT / "benchmarks" / "trajectory" / f"{name}.jsonl")
+        suggestions = model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns])
+        kept = [
+            (t, s.labels)
+            for t, s in zip(turns, suggestions, strict=True)
+            if (t.techniques if t.speaker == "counselor" else t.client_states)
+        ]
+        result = figures([t for t, _ in kept], [labels for _, labels in kept], rater=model.version)
+        alarms = false_alarms([t for t, _ in kept], [labels for _, labels in kept], catalogue.SAFETY_CRITICAL_STATES)
+        print(f"(b) {model.version} on {name} (never trained on): {len(kept)} labelled turns of {len(turns)}")
+        _print_figures(result)
+        print(f"    safety false alarms: {alarms['false_alarms']} = {alarms['per_140']} per 140 labelled client turns")
 
 
 def throughput(count: int) -> None:
