@@ -5,9 +5,9 @@
 
 (a) Quality over the repository's training sessions (data/suggester/): each group of held-out sessions is
     suggested by a model trained — thresholds included, by its own inner cross-validation — on every other
-    session and on the audit's labelled windows and the sessions added for the safety states (SGS_*; both
-    trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves one session
-    out at a time.
+    session and on the audit's labelled windows and the sessions added later (SGS_* for the safety states, SGC_*
+    by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
+    one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
 (b) The shipped model on benchmarks/trajectory/blind-1/2/3.jsonl, which no model was trained on (2 and 3: Korean,
     by writers new to the repository): counselor turns
@@ -72,7 +72,7 @@ def quality(folds: int) -> None:
     print(
         f"(a) {len(names)} sessions, {len(sessions):,} turns, {how} ({time.perf_counter() - started:.0f} s); "
         f"trained on as well, never scored: the audit's windows and the {len({t.session for t in added})} sessions "
-        f"added for the safety states ({', '.join(EXTRA_SESSIONS)}*)"
+        f"added later ({', '.join(EXTRA_SESSIONS)}*)"
     )
     _print_figures(result)
     print(

@@ -77,9 +77,10 @@ def repository_turns(sources: list[Path], *, except_sessions: set[str]) -> list[
     return turns
 
 
-# Sessions added for the safety states (veiled and direct disclosures, and hard negatives): trained on, but
-# the cross-validated figures are reported over the other sessions, so they compare with earlier models'.
-EXTRA_SESSIONS = ("SGS_",)
+# Sessions added later — SGS_* for the safety states (veiled and direct disclosures, and hard negatives), SGC_*
+# everyday sessions by writers new to the set, for the variety of talk — trained on, but the cross-validated
+# figures are reported over the other sessions, so they compare with earlier models'.
+EXTRA_SESSIONS = ("SGS_", "SGC_")
 
 
 def evaluated_sessions(turns: list[LabelledTurn]) -> list[LabelledTurn]:
