@@ -72,7 +72,7 @@ def quality(folds: int) -> None:
     print(
         f"(a) {len(names)} sessions, {len(sessions):,} turns, {how} ({time.perf_counter() - started:.0f} s); "
         f"trained on as well, never scored: the audit's windows and the {len({t.session for t in added})} sessions "
-        f"added later ({', '.join(EXTRA_SESSIONS)}*)"
+        f"added later ({', '.join(f'{prefix}*' for prefix in EXTRA_SESSIONS)})"
     )
     _print_figures(result)
     print(
