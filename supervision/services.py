@@ -59,5 +59,5 @@ def turn_update(*, turn: Turn, stage: StageDef, text: str, nonverbal: list[str],
     turn.save(update_fields=["stage", "text", "nonverbal", "dialog_act"])
     pagecache.sessions_changed([turn.session_id])
     if rewritten:  # what was read from the old words (the suggester's suggestions) is read again
-        turns_rewritten_in(sender=turn_update, session_ids=[turn.session_id])
+        turns_rewritten_in(sender=turn_update, session_ids=[turn.session_id], turn_ids=[turn.pk])
     return [correction] if correction else []

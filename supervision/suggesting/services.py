@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Q, Subquery
 
 from supervision.agreement.models import AnnotationRun, RaterKind, RunTurn
 from supervision.agreement.selectors import run_sessions_forget
@@ -123,13 +123,46 @@ def suggestions_refresh(*, session_ids: Sequence[int], model: SuggesterModel | N
     return {"model_version": model.version, "sessions": len(set(session_ids)), "turns": written}
 
 
-def turns_rewritten(sender, session_ids: list[int], **kwargs) -> None:
+def suggestions_refresh_turns(*, turn_ids: Sequence[int], model: SuggesterModel | None = None) -> dict:
+    """(Re)suggests the turns whose words were edited and the ``model.turns_before`` turns after each (they
+    read it as a turn before theirs), with the current model: their rows in the model version's run are
+    replaced, the rest of their sessions' are kept. Returns what ``suggestions_refresh`` returns; the
+    sessions' audits follow the commit."""
+    model = model or current_model()
+    if model is None or not turn_ids:
+        return {"model_version": model.version if model else None, "sessions": 0, "turns": 0}
+    edited = Turn.objects.filter(pk__in=sorted(turn_ids)).values_list("session_id", "seq")
+    reach = Q()
+    for session_id, seq in edited:
+        reach |= Q(session_id=session_id, seq__gte=seq, seq__lte=seq + model.turns_before)
+    if not reach:
+        return {"model_version": model.version, "sessions": 0, "turns": 0}
+    turns = [
+        StoredTurn(*row)
+        for row in Turn.objects.filter(reach)
+        .order_by("session_id", "seq")
+        .values_list("id", "session_id", "seq", "speaker", "stage_id", "text", "nonverbal")
+    ]
+    session_ids = sorted({t.session_id for t in turns})
+    with transaction.atomic():
+        writer = SuggestionWriter(model)
+        written = writer.write([(t.id, t) for t in turns], replaced=[t.id for t in turns])
+        writer.finish()
+        transaction.on_commit(partial(queue_session_audits, session_ids))
+    return {"model_version": model.version, "sessions": len(session_ids), "turns": written}
+
+
+def turns_rewritten(sender, session_ids: list[int], turn_ids: Sequence[int] = (), **kwargs) -> None:
     """Receiver of ``supervision.signals.turns_rewritten`` (a turn's words edited in the admin, committed):
-    the sessions are suggested again, as the edited turn and the ones after it (which read it as a turn
-    before theirs) were suggested from the old words; their audits follow (``suggestions_refresh``). Never raises:
-    the edit is done. A failure is logged and the old suggestions stay until ``suggest_labels --session``."""
+    the edited turns and the ones after them that read them as a turn before theirs were suggested from the
+    old words, and are suggested again (``suggestions_refresh_turns``; whole sessions when no turn is named);
+    their audits follow. Never raises: the edit is done. A failure is logged and the old suggestions stay
+    until ``suggest_labels --session``."""
     try:
-        suggestions_refresh(session_ids=session_ids)
+        if turn_ids:
+            suggestions_refresh_turns(turn_ids=turn_ids)
+        else:
+            suggestions_refresh(session_ids=session_ids)
     except Exception:
         logger.exception("AI 라벨 제안을 다시 만들지 못했습니다 (회기 %s)", session_ids)
 

@@ -1,6 +1,7 @@
-"""A turn's words edited in the admin were suggested from the old words, and so was the turn after it (it reads
-the edited one as the turn before): once the edit commits, the session is suggested again and its audit
-follows. Saving a turn without changing its words, cues or stage suggests nothing again."""
+"""A turn's words edited in the admin were suggested from the old words, and so were the turns after it that
+read it as a turn before theirs (``turns_before``): once the edit commits, those turns are suggested again —
+the rest of the session keeps its rows — and the audit follows. Saving a turn without changing its words, cues
+or stage suggests nothing again."""
 
 import io
 
@@ -51,6 +52,7 @@ def test_a_supervisors_edit_of_a_turns_words_has_it_and_the_next_turn_suggested_
     question = next(t for t in turns[:-1] if t.speaker == "counselor")
     answer = turns[turns.index(question) + 1]
     assert "risk_assessment" not in _stored(question)
+    rows_before = dict(RunTurn.objects.filter(run=current_run(), turn__session=session).values_list("turn_id", "pk"))
     client.force_login(cast.supervisor_a)
     with django_capture_on_commit_callbacks(execute=True):
         response = post_turn(client, question, text=RISK_QUESTION)
@@ -64,6 +66,14 @@ def test_a_supervisors_edit_of_a_turns_words_has_it_and_the_next_turn_suggested_
     assert _read(answer).previous == RISK_QUESTION
     assert _stored(answer) == _model_on(answer)  # read with the new question before it
     assert RunTurn.objects.filter(run=current_run(), turn__session=session).count() == len(turns)
+    # the edited turn and the turns_before turns after it were written again, each as the model reads it now;
+    # the others keep their rows
+    rows_after = dict(RunTurn.objects.filter(run=current_run(), turn__session=session).values_list("turn_id", "pk"))
+    reach = range(question.seq, question.seq + current_model().turns_before + 1)
+    assert any(t.seq not in reach for t in turns)
+    for turn in turns:
+        assert (rows_after[turn.pk] != rows_before[turn.pk]) == (turn.seq in reach), turn.seq
+        assert _stored(turn) == _model_on(turn)
 
 
 def test_saving_a_turn_unchanged_suggests_nothing_again(client, cast, session, django_capture_on_commit_callbacks):
