@@ -58,6 +58,10 @@ class StoredTurn:
     nonverbal: list
 
 
+# The columns of a ``StoredTurn``, in its order.
+STORED_TURN_COLUMNS = ("id", "session_id", "seq", "speaker", "stage_id", "text", "nonverbal")
+
+
 def suggestion_run(model: SuggesterModel) -> AnnotationRun:
     """The annotation run of the model version (rater = the version, kind ``ai``), created on first use.
     Concurrent imports wait on a lock for the moment it takes, so a version never gets two runs."""
@@ -91,7 +95,7 @@ def _stored_turns(session_ids: Sequence[int]) -> Iterable[list[StoredTurn]]:
         rows = (
             Turn.objects.filter(session_id__in=ordered[start : start + 500])
             .order_by("session_id", "seq")
-            .values_list("id", "session_id", "seq", "speaker", "stage_id", "text", "nonverbal")
+            .values_list(*STORED_TURN_COLUMNS)
         )
         last_session = None
         for row in rows.iterator(chunk_size=5000):
@@ -139,9 +143,7 @@ def suggestions_refresh_turns(*, turn_ids: Sequence[int], model: SuggesterModel 
         return {"model_version": model.version, "sessions": 0, "turns": 0}
     turns = [
         StoredTurn(*row)
-        for row in Turn.objects.filter(reach)
-        .order_by("session_id", "seq")
-        .values_list("id", "session_id", "seq", "speaker", "stage_id", "text", "nonverbal")
+        for row in Turn.objects.filter(reach).order_by("session_id", "seq").values_list(*STORED_TURN_COLUMNS)
     ]
     session_ids = sorted({t.session_id for t in turns})
     with transaction.atomic():
