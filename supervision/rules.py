@@ -168,8 +168,44 @@ def source_problem(source: str) -> str | None:
 _FORBIDDEN_CHARACTER = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+# Half of a UTF-16 surrogate pair on its own: a JSON file or request can spell one ("\\ud800"), but it is no
+# character, and no UTF-8 text (the database, a page, the model's reading) can hold it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unencodable_problem(text: str) -> str | None:
+    """A lone surrogate, refused wherever text is read: stored, it failed the whole write."""
+    found = _LONE_SURROGATE.search(text or "")
+    if found is None:
+        return None
+    return (
+        f"짝이 없는 유니코드 서로게이트(U+{ord(found.group()):04X})가 들어 있습니다. 글자가 아니어서 저장할 수 "
+        "없습니다. JSON의 \\u 이스케이프를 확인해 주세요."
+    )
+
+
+def first_unencodable(value: object) -> str | None:
+    """``unencodable_problem`` of the first string in a parsed JSON value (keys included), walked without
+    recursion (the value may be as deep as the parser allowed)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if problem := unencodable_problem(item):
+                return problem
+        elif isinstance(item, dict):
+            stack += item.keys()
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+    return None
+
+
 def character_problem(text: str) -> str | None:
-    """Control and bidi-override characters are refused in every text a person or a file gives the portal."""
+    """Control and bidi-override characters and lone surrogates are refused in every text a person or a file
+    gives the portal."""
+    if problem := unencodable_problem(text):
+        return problem
     found = _FORBIDDEN_CHARACTER.search(text or "")
     if found is None:
         return None

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from supervision.rules import first_unencodable
+
 
 class FileRejected(Exception):
     """The file as a whole cannot be read (reported as row 0, column ``file``)."""
@@ -51,9 +53,23 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
             if not isinstance(value, dict):
                 yield number, RowProblem("utterance_id", "줄마다 JSON 객체 하나가 있어야 합니다.")
                 continue
+            if unencodable := _first_unencodable_field(value):
+                yield number, RowProblem(*unencodable)
+                continue
             yield number, value
     if rows == 0:
         raise FileRejected("읽을 발화가 없습니다.")
+
+
+def _first_unencodable_field(value: dict) -> tuple[str, str] | None:
+    """(field, message) of the first field holding a lone surrogate ("\\ud800" in the JSON): nothing after the
+    reader could store, print or show it."""
+    if problem := first_unencodable(list(value)):  # a field's name: no column to name
+        return "utterance_id", problem
+    for key, item in value.items():
+        if problem := first_unencodable(item):
+            return key, problem
+    return None
 
 
 class RowProblem:

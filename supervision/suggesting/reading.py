@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from supervision.rules import unencodable_problem
 from taxonomy import catalogue
 
 from .engine.corpus import session_of
@@ -46,12 +47,16 @@ def _turn(raw: object, row: int, where: str, errors: list) -> tuple[str, str, st
         text = ""
     if not isinstance(text, str):
         error("text", "발화는 문자열이어야 합니다.")
+    elif problem := unencodable_problem(text):
+        error("text", problem)
     stage = raw.get("stage") or ""
     if not isinstance(stage, str) or (stage and stage.strip().lower() not in _STAGES):
         error("stage", f"단계 {stage!r}는 라포/탐색/개입/정리 중 하나여야 합니다.")
     nonverbal = raw.get("nonverbal") or []
     if not isinstance(nonverbal, list) or not all(isinstance(cue, str) for cue in nonverbal):
         error("nonverbal", "비언어 단서는 문자열 목록이어야 합니다.")
+    elif problem := next(filter(None, map(unencodable_problem, nonverbal)), None):
+        error("nonverbal", problem)
     seq = raw.get("seq")
     if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 0):
         error("seq", "순서는 0 이상의 정수여야 합니다.")

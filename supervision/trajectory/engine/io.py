@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from supervision.rules import first_unencodable
+
 from .audit import audit_windows
 from .config import AuditConfig
 
@@ -54,6 +56,11 @@ def _parse(line: str, lineno: int) -> dict[str, Any]:
         seq = turn.get("seq", k)
         if not isinstance(seq, int) or isinstance(seq, bool):
             raise MalformedWindowError(f"line {lineno}: turns[{k}].seq: 정수여야 합니다")
+        for field, value in turn.items():
+            if isinstance(field, str) and not first_unencodable(field) and (problem := first_unencodable(value)):
+                raise MalformedWindowError(f"line {lineno}: turns[{k}].{field}: {problem}")
+    if problem := first_unencodable(obj):  # a field's name, or the window's own fields
+        raise MalformedWindowError(f"line {lineno}: window: {problem}")
     return obj
 
 
