@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-suggester-audit bench-load profile-pages bench-scale bench-scale-import bench-scale-night
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit fit-audit-layer bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-suggester-audit bench-load profile-pages bench-scale bench-scale-import bench-scale-night
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -89,6 +89,10 @@ bench-gauge: $(STAMP)
 # Trajectory audit: accuracy (benchmarks/trajectory/: development, blind and generated window files), ablations, throughput.
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py
+
+# The trajectory audit's verdict layer: leave-one-file-out figures, blind-3; FIT_ARGS=--write refits data/layer.json.
+fit-audit-layer: $(STAMP)
+	$(PY) benchmarks/fit_audit_layer.py $(FIT_ARGS)
 
 # Agreement: scoring a 100,000-turn annotation run vs json.loads of the file + one SQL read of the golden labels.
 bench-agreement: $(STAMP)

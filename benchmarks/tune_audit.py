@@ -20,6 +20,10 @@ English and to Korean windows (Korean: Hangul is at least 30% of the letters), w
 windows and not all three classes among them, so macro-F1 is the mean over the classes present in a file's
 gold labels (for the full files, which have all three, this is the ordinary macro-F1).
 
+Since the verdict layer (data/layer.json, benchmarks/fit_audit_layer.py) decides the audit's label, these
+thresholds decide only with AuditConfig(learned_layer=False) and when the layer file is absent or refused; every
+figure here is the engine's alone.
+
 Usage: PYTHONPATH=. python benchmarks/tune_audit.py
 """
 
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -152,7 +157,9 @@ def score_files(
         windows = load_windows(path)
         if only_fully_labelled:
             windows = [w for w in windows if fully_labelled(w)]
-        audits = audit_windows([w["turns"] for w in windows], config=config, with_states=False)
+        # The thresholds cut the engine's own score: the verdict layer (data/layer.json) is left out here.
+        engine = replace(config or AuditConfig(), learned_layer=False)
+        audits = audit_windows([w["turns"] for w in windows], config=engine, with_states=False)
         scored[name] = [
             (w["label"] + (("|ko" if is_korean(w) else "|en") if with_language else ""), a.score)
             for w, a in zip(windows, audits, strict=True)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+import numpy as np
+
 from .config import DEFAULT_CONFIG, AuditConfig
 from .extractor import (
     ClinicalState,
@@ -19,6 +21,7 @@ from .extractor import (
     counselor_stance,
     extract_state,
 )
+from .layer import LayerInputs, load_layer, window_features
 from .resources import Resources, load_resources
 from .scoring import ScoreParts, match_templates_many, score_window
 
@@ -27,15 +30,22 @@ PRODUCTIVE, NEUTRAL, HARMFUL = "productive", "neutral", "harmful"
 # One turn as a tuple, the order of the §2 fields (callers that read turns from a database need no dicts):
 # (seq, utterance_id, speaker, text, nonverbal, techniques, client_states)
 TurnFields = tuple[int, str, str, str, Sequence[str], Sequence[str], Sequence[str]]
+# What the engine reads of one window: its client states, its counselor turns and the client turns' client-state
+# codes (empty when the audit reads no labels), in window order.
+Prepared = tuple[list[ClinicalState], list[CounselorTurn], list[tuple[str, ...]]]
+# The verdict: label, score and, when the verdict layer decided, its probability of each label.
+Verdict = tuple[str, float, Mapping[str, float] | None]
 
 
 @dataclass(frozen=True, slots=True)
 class WindowAudit:
     """Result for one window.
 
-    score: positive = toward regulation (productive), negative = toward harm; label thresholds are in
-    data/model.json ("labels"). states: one dict per client turn (seq, utterance_id, valence, arousal, risk,
-    high_risk_mass, top_distortion, distortions). sycophancy_turns: counselor utterance_ids flagged as
+    score: positive = toward regulation (productive), negative = toward harm: with the verdict layer
+    (data/layer.json, the default) p(productive) - p(harmful) in [-1, 1], the label the likeliest verdict;
+    without it the engine's score, cut by the thresholds in data/model.json ("labels").
+    states: one dict per client turn (seq, utterance_id, valence, arousal, risk, high_risk_mass,
+    top_distortion, distortions). sycophancy_turns: counselor utterance_ids flagged as
     supportive-only responses in a harmful window (stealth sycophancy); empty otherwise.
     """
 
@@ -91,7 +101,9 @@ def _stealth_turns(
 
 def _explain(
     label: str,
+    score: float,
     parts: ScoreParts,
+    probabilities: Mapping[str, float] | None,
     states: Sequence[ClinicalState],
     counselor: Sequence[CounselorTurn],
     stealth: Sequence[str],
@@ -99,7 +111,10 @@ def _explain(
     res: Resources,
 ) -> str:
     t = res.texts
-    out = [t["header"].format(label_ko=t["labels_ko"][label], label=label, score=parts.total)]
+    out = [t["header"].format(label_ko=t["labels_ko"][label], label=label, score=score)]
+    if probabilities is not None:
+        p, n, h = (probabilities[label] for label in (PRODUCTIVE, NEUTRAL, HARMFUL))
+        out.append(t["layer"].format(p=p, n=n, h=h, engine=parts.total))
     if not states:
         out.append(t["empty"])
     else:
@@ -161,16 +176,40 @@ def _audit_windows(
     windows: Sequence[Sequence[Mapping[str, Any]]], config: AuditConfig, with_states: bool
 ) -> list[WindowAudit]:
     res = load_resources(config.data_dir)
+    return _score_windows(_prepare_windows(windows, config, res), config, res, with_states)
+
+
+def _prepare_windows(
+    windows: Sequence[Sequence[Mapping[str, Any]]], config: AuditConfig, res: Resources
+) -> list[Prepared]:
     decay, risk_decay = _carry_decays(res)
     prepared = []
     for turns in windows:
         ordered = sorted(turns, key=lambda t: int(t.get("seq", 0)))
-        states = [extract_state(t, config=config, res=res) for t in ordered if t.get("speaker") == "client"]
+        client = [t for t in ordered if t.get("speaker") == "client"]
+        states = [extract_state(t, config=config, res=res) for t in client]
         if decay > 0.0:
             states = carry_forward(states, decay, risk_decay)
         counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
-        prepared.append((states, counselor))
-    return _score_windows(prepared, config, res, with_states)
+        codes = [tuple(t.get("client_states") or ()) if config.use_labels else () for t in client]
+        prepared.append((states, counselor, codes))
+    return prepared
+
+
+def layer_feature_rows(
+    windows: Sequence[Sequence[Mapping[str, Any]]], inputs: LayerInputs, *, config: AuditConfig | None = None
+) -> list[list[float]]:
+    """The verdict layer's feature row of each window (§2 turns), computed as the audit computes it: what
+    ``benchmarks/fit_audit_layer.py`` fits the layer on."""
+    config = config or DEFAULT_CONFIG
+    res = load_resources(config.data_dir)
+    with _cycle_collection_paused():
+        prepared = _prepare_windows(windows, config, res)
+        parts = _score_parts(prepared, config)
+    return [
+        window_features(p, states, counselor, codes, inputs)
+        for (states, counselor, codes), p in zip(prepared, parts, strict=True)
+    ]
 
 
 def audit_sessions(
@@ -202,7 +241,9 @@ def _audit_sessions(
             raise ValueError("audit_sessions: a session's turns must be in seq order")
         client: list[ClinicalState | None] = []
         counselor: list[CounselorTurn | None] = []
+        codes: list[tuple[str, ...]] = []
         for seq, utterance_id, speaker, text, nonverbal, techniques, client_states in turns:
+            codes.append(tuple(client_states or ()) if config.use_labels and speaker == "client" else ())
             if speaker == "client":
                 client.append(client_state(seq, utterance_id, text, nonverbal, client_states, config=config, res=res))
                 counselor.append(None)
@@ -218,7 +259,13 @@ def _audit_sessions(
             states = [s for s in client[start:end] if s is not None]
             if decay > 0.0:
                 states = carry_forward(states, decay, risk_decay)
-            prepared.append((states, [c for c in counselor[start:end] if c is not None]))
+            prepared.append(
+                (
+                    states,
+                    [c for c in counselor[start:end] if c is not None],
+                    [k for k, s in zip(codes[start:end], client[start:end], strict=True) if s is not None],
+                )
+            )
         counts.append(len(bounds))
     audits = _score_windows(prepared, config, res, with_states)
     out = []
@@ -252,16 +299,37 @@ def _carry_decays(res: Resources) -> tuple[float, float | None]:
 
 
 def _score_windows(
-    prepared: Sequence[tuple[list[ClinicalState], list[CounselorTurn]]],
-    config: AuditConfig,
-    res: Resources,
-    with_states: bool,
+    prepared: Sequence[Prepared], config: AuditConfig, res: Resources, with_states: bool
 ) -> list[WindowAudit]:
-    """Template matching (equal-length windows in one numpy pass), score terms and label per window."""
-    all_matches = match_templates_many([states for states, _ in prepared], config)
+    """Score terms per window (template matching of equal-length windows in one numpy pass), then the verdict:
+    the layer's (one matrix product for the batch) or the engine's thresholds."""
+    parts = _score_parts(prepared, config)
+    layer = load_layer(config.data_dir) if config.learned_layer else None
+    if layer is None or not prepared:
+        verdicts: list[Verdict] = [(_label(p.total, res.model["labels"]), p.total, None) for p in parts]
+    else:
+        rows = np.array(
+            [
+                window_features(p, states, counselor, codes, layer.inputs)
+                for (states, counselor, codes), p in zip(prepared, parts, strict=True)
+            ]
+        )
+        probabilities = layer.probabilities(rows)
+        verdicts = []
+        for row in probabilities.tolist():
+            p = dict(zip(layer.classes, row, strict=True))
+            verdicts.append((max(p, key=p.__getitem__), p[PRODUCTIVE] - p[HARMFUL], p))
     return [
-        _finish_audit(states, counselor, score_window(states, counselor, config, matches), res, with_states)
-        for (states, counselor), matches in zip(prepared, all_matches, strict=True)
+        _finish_audit(states, counselor, p, verdict, res, with_states)
+        for (states, counselor, _), p, verdict in zip(prepared, parts, verdicts, strict=True)
+    ]
+
+
+def _score_parts(prepared: Sequence[Prepared], config: AuditConfig) -> list[ScoreParts]:
+    all_matches = match_templates_many([states for states, _, _ in prepared], config)
+    return [
+        score_window(states, counselor, config, matches)
+        for (states, counselor, _), matches in zip(prepared, all_matches, strict=True)
     ]
 
 
@@ -269,26 +337,30 @@ def _finish_audit(
     states: list[ClinicalState],
     counselor: list[CounselorTurn],
     parts: ScoreParts,
+    verdict: Verdict,
     res: Resources,
     with_states: bool,
 ) -> WindowAudit:
-    label = _label(parts.total, res.model["labels"])
+    label, score, probabilities = verdict
     persisting = _persisting_distortions(states, res)
     stealth = _stealth_turns(label, parts, counselor, persisting, res)
+    components = {
+        "template_preference": round(parts.preference, 4),
+        "momentum": round(parts.momentum, 4),
+        "penalty_wall": round(parts.wall, 4),
+        "sycophancy": round(parts.sycophancy, 4),
+        "overt_harm": round(parts.overt, 4),
+        "drift": round(parts.drift, 4),
+    }
+    if probabilities is not None:
+        components["engine_score"] = round(parts.total, 4)
     return WindowAudit(
         label=label,
-        score=round(parts.total, 4),
-        explanation=_explain(label, parts, states, counselor, stealth, persisting, res),
+        score=round(score, 4),
+        explanation=_explain(label, score, parts, probabilities, states, counselor, stealth, persisting, res),
         states=[s.as_dict(res.classes) for s in states] if with_states else [],
         sycophancy_turns=stealth,
         clinical_states=tuple(states),
         nearest_template=parts.nearest.name if parts.nearest else "",
-        components={
-            "template_preference": round(parts.preference, 4),
-            "momentum": round(parts.momentum, 4),
-            "penalty_wall": round(parts.wall, 4),
-            "sycophancy": round(parts.sycophancy, 4),
-            "overt_harm": round(parts.overt, 4),
-            "drift": round(parts.drift, 4),
-        },
+        components=components,
     )

@@ -13,6 +13,7 @@ class AuditConfig:
     use_labels: bool = True  # curated client_states / techniques
     use_text: bool = True  # lexicon rules on the utterance text
     counselor_terms: bool = True  # stealth-sycophancy / collusion / overt-harm terms
+    learned_layer: bool = True  # the verdict layer (data/layer.json) decides; False: the engine's thresholds
     data_dir: str | None = None  # alternative data folder (tests); None = packaged data
 
 

@@ -303,6 +303,6 @@ def counselor_stance(
         seq=int(seq),
         utterance_id=str(utterance_id),
         stance=stance or res.stances["neutral"],
-        techniques=techniques,
+        techniques=techniques if config.use_labels else (),  # the labels the audit reads (the verdict layer's too)
         from_labels=label is not None,
     )

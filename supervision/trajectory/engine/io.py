@@ -141,7 +141,7 @@ def is_unlabelled(turns: Iterable[dict[str, Any]]) -> bool:
     return not any(turn.get("techniques") or turn.get("client_states") for turn in turns)
 
 
-def _with_suggestions(batch: list[dict[str, Any]], labeller: Labeller | None) -> tuple[list[list[dict]], list[str]]:
+def with_suggestions(batch: list[dict[str, Any]], labeller: Labeller | None) -> tuple[list[list[dict]], list[str]]:
     """The windows' turns, those of unlabelled windows carrying the labeller's labels (copies: the input is
     left as read), and per window whether its labels were given or suggested."""
     windows = [obj["turns"] for obj in batch]
@@ -166,7 +166,7 @@ def _labelled(turn: dict[str, Any], codes: list[str]) -> dict[str, Any]:
 def _audit_batch(
     batch: list[dict[str, Any]], config: AuditConfig | None, labeller: Labeller | None = None
 ) -> Iterator[dict[str, Any]]:
-    windows, sources = _with_suggestions(batch, labeller)
+    windows, sources = with_suggestions(batch, labeller)
     audits = audit_windows(windows, config=config, with_states=False)
     for obj, audit, source in zip(batch, audits, sources, strict=True):
         yield _result(obj, audit, source)

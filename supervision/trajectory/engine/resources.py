@@ -150,16 +150,17 @@ def load_resources(data_dir: str | None = None) -> Resources:
     )
 
 
-ENGINE_RELEASE = "desg-1.1"
+ENGINE_RELEASE = "desg-1.2"  # 1.2: the verdict layer (layer.json) decides the label
 
 
 @lru_cache(maxsize=4)
 def engine_version(data_dir: str | None = None) -> str:
-    """Release plus a digest of the rule files, so stored audits show which rules produced them."""
+    """Release plus a digest of the rule files and the verdict layer, so stored audits show what produced them."""
     import hashlib
 
     base = Path(data_dir) if data_dir else DATA_DIR
     digest = hashlib.sha256()
-    for name in ("lexicon.json", "labels.json", "model.json", "explanations.json"):
-        digest.update((base / name).read_bytes())
+    for name in ("lexicon.json", "labels.json", "model.json", "explanations.json", "layer.json"):
+        if (base / name).exists():  # a folder without layer.json: the engine's thresholds decide
+            digest.update((base / name).read_bytes())
     return f"{ENGINE_RELEASE}+{digest.hexdigest()[:10]}"
