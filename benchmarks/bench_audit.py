@@ -4,18 +4,17 @@ Usage (from the repo root):
     make bench-audit
     python benchmarks/bench_audit.py [--dev benchmarks/trajectory/development-1.jsonl] [--windows 4000]
 
-Nothing here tunes anything. The verdict comes from the verdict layer (data/layer.json), fitted by
-benchmarks/fit_audit_layer.py on every window file except blind-3.jsonl, which it prints leave-one-file-out
-figures for; "engine alone" rows show the engine's thresholds (data/model.json, set with
-benchmarks/tune_audit.py on the ten hand-written development files). The lexicon and score terms were shaped
-by studying the errors on the development and generator-made files, so every figure here except blind-3's is
-a development figure.
+Nothing here tunes anything. The verdict comes from the verdict layer (data/layer.json, layer_text.npz),
+fitted by benchmarks/fit_audit_layer.py on every window file except blind-4.jsonl and blind-5.jsonl, which
+also prints its leave-one-file-out figures; "engine alone" rows show the engine's thresholds (data/model.json,
+set with benchmarks/tune_audit.py on the ten hand-written development files). The lexicon and score terms were
+shaped by studying the errors on the development and generator-made files, so every figure here except
+blind-4's and blind-5's is a development figure.
 
-blind-1.jsonl, blind-2.jsonl and blind-3.jsonl (60 windows each) were written by hand by authors blind to the
-engine, its data files and every other window file, each measured once on the engine as it then stood. Only
-blind-3 is held out from the verdict layer: section (a) and the ablations run on it, split by how much of each
-window is labelled. What each file is and the figures each development file had when it was still blind:
-benchmarks/trajectory/README.md.
+The blind files (60 windows each) were written by hand by authors blind to the engine, its data files and
+every other window file, each measured once on the engine as it then stood. Only blind-4 and blind-5 are held
+out from the verdict layer: section (a) and the ablations run on them, split by how much of each window is
+labelled. What each file is and the figures each had when it was still blind: benchmarks/trajectory/README.md.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +46,13 @@ DEV = [WINDOWS / f"development-{k}.jsonl" for k in range(1, 11)]
 DEV_1, DEV_2, DEV_3, DEV_4, DEV_5, DEV_6, DEV_7, DEV_8, DEV_9, DEV_10 = DEV
 BLIND_1 = WINDOWS / "blind-1.jsonl"  # hand-written blind to the engine: the held-out set
 BLIND_2 = WINDOWS / "blind-2.jsonl"  # the same, all Korean, written 2026-12-06 (its errors read since)
-BLIND_3 = WINDOWS / "blind-3.jsonl"  # the same, all Korean, written 2026-12-06: never trained on by the layer
+BLIND_3 = WINDOWS / "blind-3.jsonl"  # the same, all Korean, written 2026-12-06
+# The same, all Korean, written 2026-12-06 after the verdict layer's design was fixed: never trained on by it.
+BLIND_4 = WINDOWS / "blind-4.jsonl"
+BLIND_5 = WINDOWS / "blind-5.jsonl"
 ENGINE_ALONE = AuditConfig(learned_layer=False)  # the engine's thresholds decide, not the verdict layer
 ABLATIONS: list[tuple[str, AuditConfig]] = [
     ("full", AuditConfig()),
-    ("without the verdict layer", ENGINE_ALONE),
     ("symmetric distance", AuditConfig(symmetric_distance=True)),
     ("without momentum", AuditConfig(momentum=False)),
     ("without penalty wall", AuditConfig(penalty_wall=False)),
@@ -133,21 +135,23 @@ def main() -> None:
     v3, v4, v5 = load_windows(DEV_4), load_windows(DEV_5), load_windows(DEV_6)
     v6, v7, v8 = load_windows(DEV_7), load_windows(DEV_8), load_windows(DEV_9)
     v9, v10 = load_windows(DEV_10), load_windows(BLIND_1)
-    blind_3 = load_windows(BLIND_3)
-    print("== (a) held-out: blind-3.jsonl (Korean), never trained on by the verdict layer, which is fitted on every")
-    print("       other file (benchmarks/fit_audit_layer.py); windows with no labels read from their text alone here")
-    print("       (on the label suggester's labels: make fit-audit-layer, make bench-suggester-audit)")
-    report_both("blind-3", blind_3)
-    for part, windows in _by_labelling(blind_3).items():
-        report_both(f"  {part}", windows)
-    gold = [w["label"] for w in blind_3]
-    pred = [a.label for a in audit_windows([w["turns"] for w in blind_3])]
+    held_out = load_windows(BLIND_4) + load_windows(BLIND_5)
+    print("== (a) held-out: blind-4.jsonl and blind-5.jsonl (Korean, two new writers), never trained on by the")
+    print("       verdict layer, which is fitted on every other file (benchmarks/fit_audit_layer.py); windows with")
+    print("       no labels read from their text alone here (on the label suggester's labels: make fit-audit-layer)")
+    for name, windows in (("blind-4", load_windows(BLIND_4)), ("blind-5", load_windows(BLIND_5)), ("both", held_out)):
+        report_both(name, windows)
+    for part, windows in _by_labelling(held_out).items():
+        report_both(f"  both, {part}", windows)
+    gold = [w["label"] for w in held_out]
+    pred = [a.label for a in audit_windows([w["turns"] for w in held_out])]
     print("confusion (rows gold, columns predicted): " + " ".join(f"{c[:4]:>5}" for c in LABELS))
     for g in LABELS:
         row = [sum(1 for x, y in zip(gold, pred, strict=True) if x == g and y == p) for p in LABELS]
         print(f"  {g:<10}" + "".join(f"{n:>6}" for n in row))
-    print("\n== blind-1 and blind-2: held out from the engine's thresholds, but the verdict layer is fitted on them")
-    for path, blind in ((BLIND_1, v10), (BLIND_2, load_windows(BLIND_2))):
+    print("\n== blind-1, -2 and -3: each held out from the engine when it was new; the verdict layer is fitted on them")
+    for path in (BLIND_1, BLIND_2, BLIND_3):
+        blind = load_windows(path)
         report_both(path.stem, blind)
         for part, windows in _by_labelling(blind).items():
             report_both(f"  {part}", windows)
@@ -171,11 +175,15 @@ def main() -> None:
     report("development-9 (blind once: 0.749)", v8)
     report("development-10 (blind once: 0.785)", v9)
 
-    print("\n== (b) ablations on blind-3 (macro-F1, per-class F1)")
-    print(f"{'':<28} {'macro-F1':>8}  " + "  ".join(f"{c:>10}" for c in LABELS))
+    print(
+        "\n== (b) ablations on blind-4 and blind-5 (macro-F1, per-class F1): with the verdict layer, and the engine's"
+    )
+    print("       thresholds alone (where each term's weight in the engine shows)")
+    print(f"{'':<44} {'macro-F1':>8}  " + "  ".join(f"{c:>10}" for c in LABELS))
     for name, cfg in ABLATIONS:
-        macro, per = evaluate(blind_3, cfg)
-        print(f"{name:<28} {macro:>8.3f}  " + "  ".join(f"{per[c]:>10.3f}" for c in LABELS))
+        for suffix, config in (("", cfg), (", engine alone", replace(cfg, learned_layer=False))):
+            macro, per = evaluate(held_out, config)
+            print(f"{name + suffix:<44} {macro:>8.3f}  " + "  ".join(f"{per[c]:>10.3f}" for c in LABELS))
 
     print(f"\n== (c) throughput on {args.windows} windows of 10 turns (audit_jsonl, wall clock, best of 3)")
     lines = ten_turn_lines(heldout + handwritten, args.windows)

@@ -24,15 +24,16 @@ from .extractor import (
 from .layer import LayerInputs, load_layer, window_features
 from .resources import Resources, load_resources
 from .scoring import ScoreParts, match_templates_many, score_window
+from .window_text import WindowTexts
 
 PRODUCTIVE, NEUTRAL, HARMFUL = "productive", "neutral", "harmful"
 
 # One turn as a tuple, the order of the §2 fields (callers that read turns from a database need no dicts):
 # (seq, utterance_id, speaker, text, nonverbal, techniques, client_states)
 TurnFields = tuple[int, str, str, str, Sequence[str], Sequence[str], Sequence[str]]
-# What the engine reads of one window: its client states, its counselor turns and the client turns' client-state
-# codes (empty when the audit reads no labels), in window order.
-Prepared = tuple[list[ClinicalState], list[CounselorTurn], list[tuple[str, ...]]]
+# What the engine reads of one window: its client states, its counselor turns, the client turns' client-state
+# codes (empty when the audit reads no labels) and its words per speaker (the verdict layer's), in window order.
+Prepared = tuple[list[ClinicalState], list[CounselorTurn], list[tuple[str, ...]], WindowTexts]
 # The verdict: label, score and, when the verdict layer decided, its probability of each label.
 Verdict = tuple[str, float, Mapping[str, float] | None]
 
@@ -192,7 +193,11 @@ def _prepare_windows(
             states = carry_forward(states, decay, risk_decay)
         counselor = [classify_counselor(t, config=config, res=res) for t in ordered if t.get("speaker") == "counselor"]
         codes = [tuple(t.get("client_states") or ()) if config.use_labels else () for t in client]
-        prepared.append((states, counselor, codes))
+        texts = (
+            [str(t.get("text") or "") for t in client],
+            [str(t.get("text") or "") for t in ordered if t.get("speaker") == "counselor"],
+        )
+        prepared.append((states, counselor, codes, texts))
     return prepared
 
 
@@ -208,7 +213,7 @@ def layer_feature_rows(
         parts = _score_parts(prepared, config)
     return [
         window_features(p, states, counselor, codes, inputs)
-        for (states, counselor, codes), p in zip(prepared, parts, strict=True)
+        for (states, counselor, codes, _), p in zip(prepared, parts, strict=True)
     ]
 
 
@@ -259,11 +264,16 @@ def _audit_sessions(
             states = [s for s in client[start:end] if s is not None]
             if decay > 0.0:
                 states = carry_forward(states, decay, risk_decay)
+            window = turns[start:end]
             prepared.append(
                 (
                     states,
                     [c for c in counselor[start:end] if c is not None],
                     [k for k, s in zip(codes[start:end], client[start:end], strict=True) if s is not None],
+                    (
+                        [str(turn[3] or "") for turn in window if turn[2] == "client"],
+                        [str(turn[3] or "") for turn in window if turn[2] == "counselor"],
+                    ),
                 )
             )
         counts.append(len(bounds))
@@ -311,25 +321,25 @@ def _score_windows(
         rows = np.array(
             [
                 window_features(p, states, counselor, codes, layer.inputs)
-                for (states, counselor, codes), p in zip(prepared, parts, strict=True)
+                for (states, counselor, codes, _), p in zip(prepared, parts, strict=True)
             ]
         )
-        probabilities = layer.probabilities(rows)
+        probabilities = layer.verdicts(rows, [texts for *_, texts in prepared])
         verdicts = []
         for row in probabilities.tolist():
             p = dict(zip(layer.classes, row, strict=True))
             verdicts.append((max(p, key=p.__getitem__), p[PRODUCTIVE] - p[HARMFUL], p))
     return [
         _finish_audit(states, counselor, p, verdict, res, with_states)
-        for (states, counselor, _), p, verdict in zip(prepared, parts, verdicts, strict=True)
+        for (states, counselor, *_), p, verdict in zip(prepared, parts, verdicts, strict=True)
     ]
 
 
 def _score_parts(prepared: Sequence[Prepared], config: AuditConfig) -> list[ScoreParts]:
-    all_matches = match_templates_many([states for states, _, _ in prepared], config)
+    all_matches = match_templates_many([states for states, *_ in prepared], config)
     return [
         score_window(states, counselor, config, matches)
-        for (states, counselor, _), matches in zip(prepared, all_matches, strict=True)
+        for (states, counselor, *_), matches in zip(prepared, all_matches, strict=True)
     ]
 
 

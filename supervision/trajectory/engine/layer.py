@@ -13,18 +13,23 @@ thresholds decide as before.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from supervision.suggesting.engine.features import FeatureSpec
+
 from .extractor import ClinicalState, CounselorTurn
 from .resources import DATA_DIR
+from .window_text import WindowTextModel, WindowTexts, text_model_from_arrays
 
 LAYER_FILE = "layer.json"
 logger = logging.getLogger(__name__)
@@ -96,13 +101,24 @@ class WindowLayer:
     scale: np.ndarray
     coef: np.ndarray  # classes x features
     intercept: np.ndarray
+    # The window's words (window_text.py), same classes; the verdict is text_weight of its probabilities plus
+    # the rest of the evidence model's. None: the evidence model alone.
+    text: WindowTextModel | None = None
+    text_weight: float = 0.0
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """One row of class probabilities per feature row (softmax of the linear scores)."""
+        """The evidence model: one row of class probabilities per feature row (softmax of the linear scores)."""
         z = ((rows - self.mean) / self.scale) @ self.coef.T + self.intercept
         z -= z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
+
+    def verdicts(self, rows: np.ndarray, texts: Sequence[WindowTexts]) -> np.ndarray:
+        """The verdict's class probabilities per window: its feature row and its words."""
+        found = self.probabilities(rows)
+        if self.text is None:
+            return found
+        return self.text_weight * self.text.probabilities(texts) + (1.0 - self.text_weight) * found
 
 
 def window_features(
@@ -160,8 +176,9 @@ def window_features(
     return row
 
 
-def layer_from_mapping(data: Mapping[str, Any]) -> WindowLayer:
-    """Build the layer from layer.json's content; refuses one whose shapes do not fit its feature list."""
+def layer_from_mapping(data: Mapping[str, Any], folder: Path = DATA_DIR) -> WindowLayer:
+    """Build the layer from layer.json's content (and its text model's arrays, in ``folder``); refuses one
+    whose shapes do not fit its feature list, or whose arrays file is not the one it names."""
     try:
         inputs = LayerInputs(
             stances=tuple(data["stances"]),
@@ -193,7 +210,38 @@ def layer_from_mapping(data: Mapping[str, Any]) -> WindowLayer:
     )
     if not shapes_fit:
         raise LayerRefused(f"{LAYER_FILE}: 계수의 모양이 특성 {width}개, 판정 3개와 맞지 않습니다")
-    return layer
+    text = data.get("text_model")
+    if text is None:
+        return layer
+    return replace(layer, text=_text_model(text, folder, len(layer.classes)), text_weight=float(text["weight"]))
+
+
+def _text_model(entry: Mapping[str, Any], folder: Path, classes: int) -> WindowTextModel:
+    """The text model named by layer.json's ``text_model`` entry: its arrays file, checked against the
+    SHA-256 recorded there, read without pickle."""
+    try:
+        path = folder / str(entry["file"])
+        weight = float(entry["weight"])
+        spec = FeatureSpec.from_dict(entry["features"])
+        expected = str(entry["sha256"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LayerRefused(f"{LAYER_FILE}: text_model 항목을 읽을 수 없습니다 ({exc!r})") from None
+    if not 0.0 <= weight <= 1.0:
+        raise LayerRefused(f"{LAYER_FILE}: text_model.weight는 0과 1 사이여야 합니다")
+    try:
+        content = path.read_bytes()
+    except OSError:
+        raise LayerRefused(f"{path.name}: 판정층의 글 모델 파일이 없습니다") from None
+    if hashlib.sha256(content).hexdigest() != expected:
+        raise LayerRefused(f"{path.name}: 파일의 SHA-256이 {LAYER_FILE}에 적힌 값과 다릅니다 (손상되었거나 바뀐 파일)")
+    try:
+        with np.load(io.BytesIO(content), allow_pickle=False) as arrays:
+            model = text_model_from_arrays(spec, {name: arrays[name] for name in arrays.files})
+    except (KeyError, ValueError, OSError) as exc:
+        raise LayerRefused(f"{path.name}: 글 모델의 배열을 읽을 수 없습니다 ({exc})") from None
+    if model.coef.shape[0] != classes:
+        raise LayerRefused(f"{path.name}: 글 모델의 판정 수가 {classes}개가 아닙니다")
+    return model
 
 
 @lru_cache(maxsize=4)
@@ -204,7 +252,7 @@ def load_layer(data_dir: str | None = None) -> WindowLayer | None:
     if not path.exists():
         return None
     try:
-        return layer_from_mapping(json.loads(path.read_text(encoding="utf-8")))
+        return layer_from_mapping(json.loads(path.read_text(encoding="utf-8")), path.parent)
     except json.JSONDecodeError as exc:
         refused = LayerRefused(f"{LAYER_FILE}: 올바른 JSON이 아닙니다 ({exc.msg}, {exc.lineno}번째 줄)")
     except LayerRefused as exc:

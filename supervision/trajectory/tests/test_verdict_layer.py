@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from supervision.suggesting.engine.features import TurnInput
 from supervision.trajectory.engine.audit import audit_sessions, audit_window, audit_windows, layer_feature_rows
 from supervision.trajectory.engine.config import AuditConfig
 from supervision.trajectory.engine.layer import LAYER_FILE, load_layer
 from supervision.trajectory.engine.resources import DATA_DIR, engine_version, load_resources
+from supervision.trajectory.engine.window_text import window_text_matrix
 from supervision.trajectory.tests.test_engine import STEALTH, client, counselor
 
 WINDOWS = Path(__file__).resolve().parents[3] / "benchmarks" / "trajectory"
@@ -82,10 +84,10 @@ def test_sessions_and_windows_give_the_same_verdicts():
 
 
 def test_the_shipped_layer_was_fitted_on_the_window_files_as_they_are():
-    """Refit (make fit-audit-layer) after a window file changes; blind-3 is never trained on."""
+    """Refit (make fit-audit-layer) after a window file changes; the files it was judged on are never trained on."""
     training = json.loads((DATA_DIR / LAYER_FILE).read_text(encoding="utf-8"))["training"]
-    assert training["judged_on"] == "blind-3.jsonl"
-    expected = {p.name for p in WINDOWS.glob("*.jsonl")} - {"blind-3.jsonl"}
+    assert training["judged_on"] == ["blind-4.jsonl", "blind-5.jsonl"]
+    expected = {p.name for p in WINDOWS.glob("*.jsonl")} - set(training["judged_on"])
     assert set(training["files"]) == expected
     for name, digest in training["files"].items():
         assert hashlib.sha256((WINDOWS / name).read_bytes()).hexdigest() == digest, name
@@ -120,3 +122,57 @@ def test_a_folder_without_a_layer_file_audits_on_the_thresholds(tmp_path):
     got = audit_window(PRODUCTIVE, config=AuditConfig(data_dir=str(data)))
     alone = audit_window(PRODUCTIVE, config=ENGINE_ALONE)
     assert (got.label, got.score) == (alone.label, alone.score)
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda path: path.write_bytes(path.read_bytes()[:-100]), "SHA-256"),
+        (lambda path: path.unlink(), "글 모델 파일이 없습니다"),
+    ],
+)
+def test_a_damaged_text_model_file_is_refused_and_the_engine_decides(tmp_path, caplog, damage, reason):
+    data = tmp_path / "data"
+    shutil.copytree(DATA_DIR, data)
+    damage(data / json.loads((data / LAYER_FILE).read_text(encoding="utf-8"))["text_model"]["file"])
+    with caplog.at_level(logging.ERROR):
+        got = audit_window(PRODUCTIVE, config=AuditConfig(data_dir=str(data)))
+    assert reason in caplog.text
+    alone = audit_window(PRODUCTIVE, config=ENGINE_ALONE)
+    assert (got.label, got.score) == (alone.label, alone.score)
+
+
+def test_the_text_model_reads_each_half_of_each_speaker():
+    text = load_layer().text
+    assert text is not None
+    one_turn = (["요즘 잠을 못 자요."], [])
+    two_windows = [one_turn, (["괜찮아요.", "요즘 잠을 못 자요."], ["어떠세요?"])]
+    rows = window_text_matrix(text.client, text.counselor, two_windows).toarray()
+    width = text.client.width
+    own = text.client.transform([TurnInput("요즘 잠을 못 자요.")]).toarray()[0]
+    # one client turn: the late half holds it, the early half and the counselor's halves are empty
+    assert not rows[0, :width].any() and not rows[0, 2 * width :].any()
+    assert rows[0, width : 2 * width] == pytest.approx(own)
+    # a text met again in another window is read the same there; the batch gives the one-by-one rows
+    assert rows[1, width : 2 * width] == pytest.approx(own)
+    for k, window in enumerate(two_windows):
+        assert window_text_matrix(text.client, text.counselor, [window]).toarray()[0] == pytest.approx(rows[k])
+
+
+def test_the_words_move_the_verdict():
+    """The same labels, the counselor's answers turned into agreement with the client's distortion."""
+    colluding = [
+        {**t, "text": "맞아요, 뭘 해도 안 되는 건 사실이에요. 애쓰지 말고 그냥 포기하는 게 편하겠어요."}
+        if t["speaker"] == "counselor"
+        else t
+        for t in PRODUCTIVE
+    ]
+    text = load_layer().text
+    words = [
+        tuple([t["text"] for t in window if t["speaker"] == speaker] for speaker in ("client", "counselor"))
+        for window in (PRODUCTIVE, colluding)
+    ]
+    p = text.probabilities(words)
+    harmful = load_layer().classes.index("harmful")
+    assert p[1, harmful] > p[0, harmful] + 0.2
+    assert audit_window(colluding).score < audit_window(PRODUCTIVE).score
