@@ -9,8 +9,8 @@
     by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
     one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
-(b) The shipped model on benchmarks/trajectory/blind-1/2/3.jsonl, which no model was trained on (2 and 3: Korean,
-    by writers new to the repository): counselor turns
+(b) The shipped model on benchmarks/trajectory/blind-1 … blind-5.jsonl, which no suggester was trained on (2–5:
+    Korean, by writers new to the repository): counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
     so those turns are not scored).
 (c) ``suggest_labels --input`` on ≥ 25,000 turns, turns/s net of start-up (a one-line run subtracted).
@@ -20,7 +20,8 @@
     suggested labels: windows/s net of start-up (a ten-window run subtracted), with the suggester and — its
     model path pointed nowhere — without it; with TRAJECTORY_AUDIT_PROCESSES as set (default: the cores) and
     in one process (bar: ≥ 2,000 windows/s).
-(f) The trajectory audit on blind-1 (never trained on) with every label stripped, read from the text alone and
+(f) The trajectory audit on blind-4 and blind-5 (which neither the suggester nor the audit's verdict layer was
+    trained on) with every label stripped, read from the text alone and
     on the shipped model's suggestions, as ``audit_trajectories --input`` reads a file nobody labelled; then
     the windows that came with labels and those that came without, apart (aim on unlabelled windows: 0.84).
 """
@@ -38,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+BLIND_FILES = ("blind-1", "blind-2", "blind-3", "blind-4", "blind-5")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
 
@@ -105,7 +107,7 @@ def blind() -> None:
     from taxonomy import catalogue
 
     model = load_model(DEFAULT_MODEL_PATH)
-    for name in ("blind-1", "blind-2", "blind-3"):
+    for name in BLIND_FILES:
         turns = read_jsonl_file(ROOT / "benchmarks" / "trajectory" / f"{name}.jsonl")
         suggestions = model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns])
         kept = [
@@ -271,30 +273,31 @@ def audit_without_labels() -> None:
     from supervision.suggesting.loading import window_labeller
     from supervision.trajectory.engine.io import audit_lines
 
-    path = ROOT / "benchmarks" / "trajectory" / "blind-1.jsonl"
-    windows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    came_labelled = {
-        w["window_id"] for w in windows if any(t.get("techniques") or t.get("client_states") for t in w["turns"])
-    }
-    gold = {w["window_id"]: w["label"] for w in windows}
-    for w in windows:
-        for turn in w["turns"]:
-            turn["techniques"], turn["client_states"] = [], []
-    lines = [json.dumps(w, ensure_ascii=False).encode() for w in windows]
-    print(f"(f) the audit on blind-1 with its labels stripped ({len(windows)} windows, macro-F1):")
-    for name, labeller in (("text alone", None), ("with suggestions", window_labeller())):
-        errors, results = audit_lines(lines, labeller=labeller)
-        assert not errors, errors
-        said = {r["window_id"]: r["label"] for r in results}
-        parts = []
-        for part, ids in (
-            ("all", sorted(gold)),
-            ("came labelled", sorted(came_labelled)),
-            ("came unlabelled", sorted(set(gold) - came_labelled)),
-        ):
-            macro, _ = f1_scores([gold[i] for i in ids], [said[i] for i in ids])
-            parts.append(f"{part} ({len(ids)}) {macro:.3f}")
-        print(f"    {name}: " + ", ".join(parts))
+    for name in ("blind-4", "blind-5"):
+        path = ROOT / "benchmarks" / "trajectory" / f"{name}.jsonl"
+        windows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        came_labelled = {
+            w["window_id"] for w in windows if any(t.get("techniques") or t.get("client_states") for t in w["turns"])
+        }
+        gold = {w["window_id"]: w["label"] for w in windows}
+        for w in windows:
+            for turn in w["turns"]:
+                turn["techniques"], turn["client_states"] = [], []
+        lines = [json.dumps(w, ensure_ascii=False).encode() for w in windows]
+        print(f"(f) the audit on {name} with its labels stripped ({len(windows)} windows, macro-F1):")
+        for way, labeller in (("text alone", None), ("with suggestions", window_labeller())):
+            errors, results = audit_lines(lines, labeller=labeller)
+            assert not errors, errors
+            said = {r["window_id"]: r["label"] for r in results}
+            parts = []
+            for part, ids in (
+                ("all", sorted(gold)),
+                ("came labelled", sorted(came_labelled)),
+                ("came unlabelled", sorted(set(gold) - came_labelled)),
+            ):
+                macro, _ = f1_scores([gold[i] for i in ids], [said[i] for i in ids])
+                parts.append(f"{part} ({len(ids)}) {macro:.3f}")
+            print(f"    {way}: " + ", ".join(parts))
 
 
 def main() -> None:
