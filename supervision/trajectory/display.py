@@ -88,9 +88,11 @@ _TERMS = (
     (re.compile(r"\(penalty_wall ([-+0-9.]+), 최대 risk ([-+0-9.]+)\)"), r"(페널티 벽 \1, 최대 위험 \2)"),
     (re.compile(r"\(risk ([-+0-9.]+) → ([-+0-9.]+)\)"), r"(위험 \1 → \2)"),
     (re.compile(r"위험\(risk ([-+0-9.]+) → ([-+0-9.]+)\)"), r"위험 \1 → \2"),
+    (re.compile(r"판정층\(verdict layer\) 확률"), "판정 확률"),
+    # the term and a space before it ("감지되었습니다 (overt_harm)." reads "감지되었습니다.")
     (
         re.compile(
-            r"\((high_risk_mass|valence|risk|risk_response|colluding|overt_harm|stealth sycophancy|verdict layer|engine_score)\)"
+            r" ?\((high_risk_mass|valence|risk|risk_response|colluding|overt_harm|stealth sycophancy|engine_score)\)"
         ),
         "",
     ),

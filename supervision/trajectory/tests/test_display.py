@@ -26,3 +26,15 @@ def test_it_names_the_flow_the_mood_and_a_rising_risk_in_korean_only():
     assert "가라앉았어요 (+0.20 → -0.50)" in summary
     assert "위험 신호가 높아졌어요 (0.10 → 0.80)" in summary
     assert not any("a" <= ch.lower() <= "z" for ch in summary)
+
+
+def test_the_supervisors_words_for_the_verdict_and_the_terms_it_drops():
+    from supervision.trajectory.display import supervisor_explanation
+    from supervision.trajectory.engine.audit import audit_window
+    from supervision.trajectory.tests.test_engine import STEALTH
+
+    text = supervisor_explanation(audit_window(STEALTH).explanation, verdict=False)
+    assert text.startswith("판정 확률: 생산적 0.01 · 중립적 0.00 · 해로운 0.98; 규칙 엔진 합계 -2.53.")
+    for term in ("verdict layer", "engine_score", "momentum", "penalty_wall", "GED", " ."):
+        assert term not in text
+    assert supervisor_explanation("표현이 감지되었습니다 (overt_harm).") == "표현이 감지되었습니다."
