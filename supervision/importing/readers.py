@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from supervision.rules import first_unencodable
+from supervision.rules import first_unencodable, may_hold_unencodable
 
 
 class FileRejected(Exception):
@@ -53,7 +53,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
             if not isinstance(value, dict):
                 yield number, RowProblem("utterance_id", "줄마다 JSON 객체 하나가 있어야 합니다.")
                 continue
-            if unencodable := _first_unencodable_field(value):
+            if may_hold_unencodable(line) and (unencodable := _first_unencodable_field(value)):
                 yield number, RowProblem(*unencodable)
                 continue
             yield number, value

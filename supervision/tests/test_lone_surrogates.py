@@ -84,3 +84,18 @@ def test_the_api_answers_400_even_where_an_error_would_quote_it(cast):
         assert response.status_code == 400, body
         assert "서로게이트" in response.json()["detail"]
     assert not SupervisorComment.objects.exists()
+
+
+def test_the_audit_reader_skips_the_walk_only_where_no_surrogate_can_come_out():
+    from supervision.rules import may_hold_unencodable
+    from supervision.trajectory.engine.io import audit_jsonl
+
+    turn = {"utterance_id": "W-K-001", "speaker": "client", "seq": 0, "text": "요즘 잠을 못 자요."}
+    plain = json.dumps({"window_id": "W", "turns": [turn]}, ensure_ascii=False)
+    assert not may_hold_unencodable(plain)
+    assert may_hold_unencodable(plain.replace("잠을", "\\ud800"))  # an escape: read, then checked
+    assert may_hold_unencodable(plain.replace("잠을", "\ud800"))  # a surrogate in a text line itself
+    for line in (plain.replace("잠을", "\\ud800"), plain.replace("잠을", "\ud800")):
+        with pytest.raises(ValueError, match=r"line 1: turns\[0\]\.text: 짝이 없는"):
+            list(audit_jsonl([line]))
+    assert [r["window_id"] for r in audit_jsonl([plain])] == ["W"]

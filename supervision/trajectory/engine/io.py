@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from supervision.rules import first_unencodable
+from supervision.rules import first_unencodable, may_hold_unencodable
 
 from .audit import audit_windows
 from .config import AuditConfig
@@ -40,6 +40,7 @@ def _parse(line: str, lineno: int) -> dict[str, Any]:
     turns = obj.get("turns")
     if not isinstance(turns, list):
         raise MalformedWindowError(f"line {lineno}: turns: 발화 목록(list)이어야 합니다")
+    check_characters = may_hold_unencodable(line)
     for k, turn in enumerate(turns):
         if not isinstance(turn, dict):
             raise MalformedWindowError(f"line {lineno}: turns[{k}]: 객체여야 합니다")
@@ -56,10 +57,10 @@ def _parse(line: str, lineno: int) -> dict[str, Any]:
         seq = turn.get("seq", k)
         if not isinstance(seq, int) or isinstance(seq, bool):
             raise MalformedWindowError(f"line {lineno}: turns[{k}].seq: 정수여야 합니다")
-        for field, value in turn.items():
+        for field, value in turn.items() if check_characters else ():
             if isinstance(field, str) and not first_unencodable(field) and (problem := first_unencodable(value)):
                 raise MalformedWindowError(f"line {lineno}: turns[{k}].{field}: {problem}")
-    if problem := first_unencodable(obj):  # a field's name, or the window's own fields
+    if check_characters and (problem := first_unencodable(obj)):  # a field's name, or the window's own fields
         raise MalformedWindowError(f"line {lineno}: window: {problem}")
     return obj
 
