@@ -30,7 +30,7 @@ from supervision.suggesting.engine.features import FeatureSpec
 
 from .extractor import ClinicalState, CounselorTurn
 from .resources import DATA_DIR
-from .window_text import WindowTextModel, WindowTexts, text_model_from_arrays
+from .window_text import WindowTextModel, WindowTexts, halves, text_model_from_arrays
 
 LAYER_FILE = "layer.json"
 logger = logging.getLogger(__name__)
@@ -167,8 +167,7 @@ def window_features(
     n = len(counselor) or 1
     stances = Counter(c.stance for c in counselor)
     row += [stances[stance] / n for stance in inputs.stances]
-    half = len(client_labels) // 2
-    for part in (client_labels[:half], client_labels[half:]):
+    for part in halves(client_labels):
         m = len(part) or 1
         codes = Counter(code for turn in part for code in set(turn))
         row += [codes[code] / m for code in inputs.client_codes]

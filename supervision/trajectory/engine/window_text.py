@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,13 +27,14 @@ from supervision.suggesting.engine.features import FeatureSpec, TurnInput, Vecto
 # A window's words, per speaker, in order: (client texts, counselor texts).
 WindowTexts = tuple[Sequence[str], Sequence[str]]
 PARTS = ("client_early", "client_late", "counselor_early", "counselor_late")
+T = TypeVar("T")
 
 
-def halves(texts: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
-    """Early and late half of one speaker's turns; the late half takes the middle turn (as the engine's
-    persistence does: ``states[len // 2:]``)."""
-    half = len(texts) // 2
-    return texts[:half], texts[half:]
+def halves(items: Sequence[T]) -> tuple[Sequence[T], Sequence[T]]:
+    """Early and late half of one speaker's turns (their texts, their labels); the late half takes the middle
+    turn, as the engine's persistence does (``states[len // 2:]``)."""
+    half = len(items) // 2
+    return items[:half], items[half:]
 
 
 def window_text_matrix(client: Vectoriser, counselor: Vectoriser, windows: Sequence[WindowTexts]) -> sp.csr_matrix:
