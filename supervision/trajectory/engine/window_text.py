@@ -37,26 +37,43 @@ def halves(items: Sequence[T]) -> tuple[Sequence[T], Sequence[T]]:
     return items[:half], items[half:]
 
 
+Pooling = tuple[np.ndarray, np.ndarray, np.ndarray]  # window rows, distinct-text columns, weights (1 / count)
+
+
+def _pooled(windows: Sequence[WindowTexts], speaker: int) -> tuple[list[str], tuple[Pooling, Pooling]]:
+    """One speaker's distinct texts in the windows, and per half the entries of the (windows x texts) matrix
+    that takes the mean of the half's turns. A text that comes back in several windows (windows cut with an
+    overlap) is one column."""
+    unique: dict[str, int] = {}
+    rows: tuple[list[int], list[int]] = ([], [])
+    columns: tuple[list[int], list[int]] = ([], [])
+    weights: tuple[list[float], list[float]] = ([], [])
+    for w, texts in enumerate(windows):
+        for part, chunk in enumerate(halves(texts[speaker])):
+            for text in chunk:
+                rows[part].append(w)
+                columns[part].append(unique.setdefault(text, len(unique)))
+                weights[part].append(1.0 / len(chunk))
+    entries = tuple(
+        (np.array(rows[part], dtype=np.int64), np.array(columns[part], dtype=np.int64), np.array(weights[part]))
+        for part in (0, 1)
+    )
+    return list(unique), entries
+
+
+def _mean(entries: Pooling, windows: int, texts: int) -> sp.csr_matrix:
+    rows, columns, weights = entries
+    return sp.csr_matrix((weights, (rows, columns)), shape=(windows, texts))
+
+
 def window_text_matrix(client: Vectoriser, counselor: Vectoriser, windows: Sequence[WindowTexts]) -> sp.csr_matrix:
     """One row per window: the mean TF-IDF row of each part (``PARTS``), side by side (zeros for an empty
-    part). A text that comes back in several windows (windows cut with an overlap) is featurised once."""
+    part); what the text model is fitted on."""
     blocks = []
     for speaker, vectoriser in enumerate((client, counselor)):
-        unique: dict[str, int] = {}
-        # per half: the entries of a (windows x distinct texts) matrix of 1 / the half's turn count
-        rows: tuple[list[int], list[int]] = ([], [])
-        columns: tuple[list[int], list[int]] = ([], [])
-        weights: tuple[list[float], list[float]] = ([], [])
-        for w, texts in enumerate(windows):
-            for part, chunk in enumerate(halves(texts[speaker])):
-                for text in chunk:
-                    rows[part].append(w)
-                    columns[part].append(unique.setdefault(text, len(unique)))
-                    weights[part].append(1.0 / len(chunk))
-        turns = vectoriser.transform([TurnInput(text) for text in unique])
-        for part in (0, 1):
-            mean = sp.csr_matrix((weights[part], (rows[part], columns[part])), shape=(len(windows), len(unique)))
-            blocks.append(mean @ turns)
+        texts, entries = _pooled(windows, speaker)
+        turns = vectoriser.transform([TurnInput(text) for text in texts])
+        blocks += [_mean(part, len(windows), len(texts)) @ turns for part in entries]
     return sp.hstack(blocks, format="csr")
 
 
@@ -68,7 +85,22 @@ class WindowTextModel:
     intercept: np.ndarray
 
     def probabilities(self, windows: Sequence[WindowTexts]) -> np.ndarray:
-        z = np.asarray(window_text_matrix(self.client, self.counselor, windows) @ self.coef.T) + self.intercept
+        """softmax(window_text_matrix(...) @ coef.T + intercept), computed the short way: the model is linear
+        and a part is a mean, so each distinct turn is scored under its speaker's two halves' coefficients
+        (one sparse product per speaker) and a window's score is the mean of its parts' turn scores. Building
+        the windows' wide rows had cost as much as the rest of the layer in the stored sessions' audit, where
+        every turn is in two windows."""
+        z = np.tile(self.intercept, (len(windows), 1))
+        start = 0
+        for speaker, vectoriser in enumerate((self.client, self.counselor)):
+            texts, entries = _pooled(windows, speaker)
+            width = vectoriser.width
+            if texts:
+                turns = vectoriser.transform([TurnInput(text) for text in texts])
+                for part, pooling in enumerate(entries):
+                    block = self.coef[:, start + part * width : start + (part + 1) * width]
+                    z += _mean(pooling, len(windows), len(texts)) @ np.asarray(turns @ block.T)
+            start += 2 * width
         z -= z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)

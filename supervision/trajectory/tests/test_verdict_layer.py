@@ -9,6 +9,7 @@ import logging
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from supervision.suggesting.engine.features import TurnInput
@@ -176,3 +177,18 @@ def test_the_words_move_the_verdict():
     harmful = load_layer().classes.index("harmful")
     assert p[1, harmful] > p[0, harmful] + 0.2
     assert audit_window(colluding).score < audit_window(PRODUCTIVE).score
+
+
+def test_the_text_models_short_way_gives_the_wide_rows_scores():
+    """probabilities() scores turns and averages the scores; the model was fitted on window_text_matrix rows."""
+    text = load_layer().text
+    windows = [
+        json.loads(line)["turns"]
+        for line in (WINDOWS / "blind-4.jsonl").read_text(encoding="utf-8").split("\n")
+        if line
+    ]
+    words = [tuple([t["text"] for t in w if t["speaker"] == s] for s in ("client", "counselor")) for w in windows]
+    words.append(([], ["안녕하세요."]))  # no client turn at all
+    z = window_text_matrix(text.client, text.counselor, words) @ text.coef.T + text.intercept
+    wide = np.exp(z - z.max(axis=1, keepdims=True))
+    assert text.probabilities(words) == pytest.approx(wide / wide.sum(axis=1, keepdims=True), abs=1e-9)
