@@ -9,8 +9,8 @@
     by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
     one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
-(b) The shipped model on benchmarks/trajectory/blind-1 … blind-5.jsonl, which no suggester was trained on (2–5:
-    Korean, by writers new to the repository): counselor turns
+(b) benchmarks/trajectory/blind-1 … blind-5.jsonl (2–5: Korean; each by another writer new to the repository),
+    each suggested by a model trained on the shipped model's training set without that file: counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
     so those turns are not scored).
 (c) ``suggest_labels --input`` on ≥ 25,000 turns, turns/s net of start-up (a one-line run subtracted).
@@ -20,9 +20,9 @@
     suggested labels: windows/s net of start-up (a ten-window run subtracted), with the suggester and — its
     model path pointed nowhere — without it; with TRAJECTORY_AUDIT_PROCESSES as set (default: the cores) and
     in one process (bar: ≥ 2,000 windows/s).
-(f) The trajectory audit on blind-4 and blind-5 (which neither the suggester nor the audit's verdict layer was
-    trained on) with every label stripped, read from the text alone and
-    on the shipped model's suggestions, as ``audit_trajectories --input`` reads a file nobody labelled; then
+(f) The trajectory audit on blind-4 and blind-5 (which the audit's verdict layer was not trained on) with every
+    label stripped, read from the text alone and on the suggestions of a model trained without the file (the
+    shipped one read its labelled turns), as ``audit_trajectories --input`` reads a file nobody labelled; then
     the windows that came with labels and those that came without, apart (aim on unlabelled windows: 0.84).
 """
 
@@ -100,24 +100,30 @@ def _print_figures(result: dict) -> None:
 
 
 def blind() -> None:
-    from supervision.suggesting.engine.corpus import inputs, read_jsonl_file
-    from supervision.suggesting.engine.evaluation import false_alarms, figures
-    from supervision.suggesting.engine.model import load_model
-    from supervision.suggesting.loading import DEFAULT_MODEL_PATH
+    """Each blind file's labelled turns, suggested by a model trained on everything else: the shipped model's
+    training set with that file left out (its other four blind files are other new writers it reads)."""
+    from supervision.suggesting.engine.corpus import inputs, read_folder, read_jsonl_file
+    from supervision.suggesting.engine.evaluation import as_model, false_alarms, figures
+    from supervision.suggesting.engine.training import fit
+    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET, TRAJECTORY_WINDOWS, WINDOW_FILES
     from taxonomy import catalogue
 
-    model = load_model(DEFAULT_MODEL_PATH)
+    codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
+    sessions = read_folder(REPOSITORY_TRAINING_SET)
+    files = {p.stem: read_jsonl_file(p) for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern))}
     for name in BLIND_FILES:
-        turns = read_jsonl_file(ROOT / "benchmarks" / "trajectory" / f"{name}.jsonl")
+        training = sessions + [t for stem, turns in files.items() if stem != name for t in turns]
+        model = as_model(fit(training, label_codes=codes, safety=catalogue.SAFETY_CRITICAL_STATES))
+        turns = files[name]
         suggestions = model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns])
         kept = [
             (t, s.labels)
             for t, s in zip(turns, suggestions, strict=True)
             if (t.techniques if t.speaker == "counselor" else t.client_states)
         ]
-        result = figures([t for t, _ in kept], [labels for _, labels in kept], rater=model.version)
+        result = figures([t for t, _ in kept], [labels for _, labels in kept], rater=name)
         alarms = false_alarms([t for t, _ in kept], [labels for _, labels in kept], catalogue.SAFETY_CRITICAL_STATES)
-        print(f"(b) {model.version} on {name} (never trained on): {len(kept)} labelled turns of {len(turns)}")
+        print(f"(b) {name}, left out of training: {len(kept)} labelled turns of {len(turns)}")
         _print_figures(result)
         print(f"    safety false alarms: {alarms['false_alarms']} = {alarms['per_140']} per 140 labelled client turns")
 
@@ -270,10 +276,21 @@ def audit_command(count: int) -> None:
 
 def audit_without_labels() -> None:
     from benchmarks.common import f1_scores
+    from supervision.suggesting.engine.corpus import read_folder, read_jsonl_file
+    from supervision.suggesting.engine.evaluation import as_model
+    from supervision.suggesting.engine.training import fit
     from supervision.suggesting.loading import window_labeller
+    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET, TRAJECTORY_WINDOWS, WINDOW_FILES
     from supervision.trajectory.engine.io import audit_lines
+    from taxonomy import catalogue
 
+    codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
+    sessions = read_folder(REPOSITORY_TRAINING_SET)
+    files = {p.stem: p for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern))}
     for name in ("blind-4", "blind-5"):
+        # the suggester trained without the file (the shipped one read its labelled turns)
+        training = sessions + [t for stem, p in files.items() if stem != name for t in read_jsonl_file(p)]
+        model = as_model(fit(training, label_codes=codes, safety=catalogue.SAFETY_CRITICAL_STATES))
         path = ROOT / "benchmarks" / "trajectory" / f"{name}.jsonl"
         windows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         came_labelled = {
@@ -285,7 +302,7 @@ def audit_without_labels() -> None:
                 turn["techniques"], turn["client_states"] = [], []
         lines = [json.dumps(w, ensure_ascii=False).encode() for w in windows]
         print(f"(f) the audit on {name} with its labels stripped ({len(windows)} windows, macro-F1):")
-        for way, labeller in (("text alone", None), ("with suggestions", window_labeller())):
+        for way, labeller in (("text alone", None), ("with suggestions", window_labeller(model))):
             errors, results = audit_lines(lines, labeller=labeller)
             assert not errors, errors
             said = {r["window_id"]: r["label"] for r in results}

@@ -7,7 +7,7 @@ multinomial logistic regression reads the four side by side. The halves are wher
 client's late words against the early ones, the counselor's answers as the window goes on.
 
 Why words as well as the engine's evidence: over the hand-written window files, left out one writer at a time,
-this reading alone scored 0.99 macro-F1 against the engine's 0.83 and the evidence layer's 0.95 (table in
+this reading alone scored 0.99 macro-F1 against the engine's 0.81 and the evidence model's 0.95 (table in
 ``benchmarks/trajectory/README.md``); the engine's word lists and label weights are a few hundred hand-picked
 cues, this reads every n-gram the writers used. Fitted by ``benchmarks/fit_audit_layer.py``; the arrays live
 in an ``.npz`` read without pickle, named with its SHA-256 in ``layer.json``.
