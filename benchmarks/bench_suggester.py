@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,21 +100,41 @@ def _print_figures(result: dict) -> None:
     )
 
 
-def blind() -> None:
-    """Each blind file's labelled turns, suggested by a model trained on everything else: the shipped model's
-    training set with that file left out (its other four blind files are other new writers it reads)."""
-    from supervision.suggesting.engine.corpus import inputs, read_folder, read_jsonl_file
-    from supervision.suggesting.engine.evaluation import as_model, false_alarms, figures
+@cache
+def _window_file_turns() -> dict:
+    from supervision.suggesting.engine.corpus import read_jsonl_file
+    from supervision.suggesting.training_data import TRAJECTORY_WINDOWS, WINDOW_FILES
+
+    return {p.stem: read_jsonl_file(p) for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern))}
+
+
+@cache
+def _trained_without(name: str):
+    """The shipped model's training set (repository sessions and window files) without the window file
+    ``name``, fitted: how a blind file is read by a model that never saw it. Parts (b) and (f) share the fits."""
+    from supervision.suggesting.engine.corpus import read_folder
+    from supervision.suggesting.engine.evaluation import as_model
     from supervision.suggesting.engine.training import fit
-    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET, TRAJECTORY_WINDOWS, WINDOW_FILES
+    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET
     from taxonomy import catalogue
 
     codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
-    sessions = read_folder(REPOSITORY_TRAINING_SET)
-    files = {p.stem: read_jsonl_file(p) for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern))}
+    training = read_folder(REPOSITORY_TRAINING_SET) + [
+        t for stem, turns in _window_file_turns().items() if stem != name for t in turns
+    ]
+    return as_model(fit(training, label_codes=codes, safety=catalogue.SAFETY_CRITICAL_STATES))
+
+
+def blind() -> None:
+    """Each blind file's labelled turns, suggested by a model trained on everything else: the shipped model's
+    training set with that file left out (its other four blind files are other new writers it reads)."""
+    from supervision.suggesting.engine.corpus import inputs
+    from supervision.suggesting.engine.evaluation import false_alarms, figures
+    from taxonomy import catalogue
+
+    files = _window_file_turns()
     for name in BLIND_FILES:
-        training = sessions + [t for stem, turns in files.items() if stem != name for t in turns]
-        model = as_model(fit(training, label_codes=codes, safety=catalogue.SAFETY_CRITICAL_STATES))
+        model = _trained_without(name)
         turns = files[name]
         suggestions = model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns])
         kept = [
@@ -276,21 +297,11 @@ def audit_command(count: int) -> None:
 
 def audit_without_labels() -> None:
     from benchmarks.common import f1_scores
-    from supervision.suggesting.engine.corpus import read_folder, read_jsonl_file
-    from supervision.suggesting.engine.evaluation import as_model
-    from supervision.suggesting.engine.training import fit
     from supervision.suggesting.loading import window_labeller
-    from supervision.suggesting.training_data import REPOSITORY_TRAINING_SET, TRAJECTORY_WINDOWS, WINDOW_FILES
     from supervision.trajectory.engine.io import audit_lines
-    from taxonomy import catalogue
 
-    codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
-    sessions = read_folder(REPOSITORY_TRAINING_SET)
-    files = {p.stem: p for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern))}
     for name in ("blind-4", "blind-5"):
-        # the suggester trained without the file (the shipped one read its labelled turns)
-        training = sessions + [t for stem, p in files.items() if stem != name for t in read_jsonl_file(p)]
-        model = as_model(fit(training, label_codes=codes, safety=catalogue.SAFETY_CRITICAL_STATES))
+        model = _trained_without(name)  # the shipped suggester read the file's labelled turns
         path = ROOT / "benchmarks" / "trajectory" / f"{name}.jsonl"
         windows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         came_labelled = {

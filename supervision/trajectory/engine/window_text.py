@@ -26,7 +26,6 @@ from supervision.suggesting.engine.features import FeatureSpec, TurnInput, Vecto
 
 # A window's words, per speaker, in order: (client texts, counselor texts).
 WindowTexts = tuple[Sequence[str], Sequence[str]]
-PARTS = ("client_early", "client_late", "counselor_early", "counselor_late")
 T = TypeVar("T")
 
 
@@ -67,8 +66,8 @@ def _mean(entries: Pooling, windows: int, texts: int) -> sp.csr_matrix:
 
 
 def window_text_matrix(client: Vectoriser, counselor: Vectoriser, windows: Sequence[WindowTexts]) -> sp.csr_matrix:
-    """One row per window: the mean TF-IDF row of each part (``PARTS``), side by side (zeros for an empty
-    part); what the text model is fitted on."""
+    """One row per window: the mean TF-IDF row of the client's early and late half, then the counselor's, side
+    by side (zeros for an empty half); what the text model is fitted on."""
     blocks = []
     for speaker, vectoriser in enumerate((client, counselor)):
         texts, entries = _pooled(windows, speaker)
