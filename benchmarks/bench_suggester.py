@@ -5,8 +5,8 @@
 
 (a) Quality over the repository's training sessions (data/suggester/): each group of held-out sessions is
     suggested by a model trained — thresholds included, by its own inner cross-validation — on every other
-    session and on the audit's labelled windows and the sessions added later (SGS_* for the safety states, SGC_*
-    by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
+    session and on the audit's labelled windows and the sessions added later (SGS_* for the safety states, SGC_* and
+    SGD_* by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
     one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
 (b) benchmarks/trajectory/blind-1 … blind-5.jsonl (2–5: Korean; each by another writer new to the repository),
