@@ -5,16 +5,17 @@ Usage (from the repo root):
     python benchmarks/bench_audit.py [--dev benchmarks/trajectory/development-1.jsonl] [--windows 4000]
 
 Nothing here tunes anything. The verdict comes from the verdict layer (data/layer.json, layer_text.npz),
-fitted by benchmarks/fit_audit_layer.py on every window file except blind-4.jsonl and blind-5.jsonl, which
-also prints its leave-one-file-out figures; "engine alone" rows show the engine's thresholds (data/model.json,
-set with benchmarks/tune_audit.py on the ten hand-written development files). The lexicon and score terms were
-shaped by studying the errors on the development and generator-made files, so every figure here except
-blind-4's and blind-5's is a development figure.
+fitted by benchmarks/fit_audit_layer.py on every window file, which also prints its leave-one-file-out figures
+(the out-of-sample ones); "engine alone" rows show the engine's thresholds (data/model.json, set with
+benchmarks/tune_audit.py on the ten hand-written development files). The lexicon and score terms were shaped
+by studying the errors on the development and generator-made files, so every figure here is a development
+figure for the engine and an in-sample one for the layer.
 
 The blind files (60 windows each) were written by hand by authors blind to the engine, its data files and
-every other window file, each measured once on the engine as it then stood. Only blind-4 and blind-5 are held
-out from the verdict layer: section (a) and the ablations run on them, split by how much of each window is
-labelled. What each file is and the figures each had when it was still blind: benchmarks/trajectory/README.md.
+every other window file, each measured once on the engine as it then stood; blind-4 … blind-7 also once on the
+verdict layer before it was trained on them. Section (a) and the ablations run on those four, split by how much
+of each window is labelled. What each file is and the figures each had when it was still blind:
+benchmarks/trajectory/README.md.
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ DEV_1, DEV_2, DEV_3, DEV_4, DEV_5, DEV_6, DEV_7, DEV_8, DEV_9, DEV_10 = DEV
 BLIND_1 = WINDOWS / "blind-1.jsonl"  # hand-written blind to the engine: the held-out set
 BLIND_2 = WINDOWS / "blind-2.jsonl"  # the same, all Korean, written 2026-12-06 (its errors read since)
 BLIND_3 = WINDOWS / "blind-3.jsonl"  # the same, all Korean, written 2026-12-06
-# The same, all Korean, written 2026-12-06 after the verdict layer's design was fixed: never trained on by it.
-BLIND_4 = WINDOWS / "blind-4.jsonl"
-BLIND_5 = WINDOWS / "blind-5.jsonl"
+# The same, all Korean, written 2026-12-06 after the verdict layer's design was fixed: each judged once by the
+# layer before it was trained on (blind-7's writer was asked to keep the verdict out of the surface words).
+BLIND_LATER = [WINDOWS / f"blind-{k}.jsonl" for k in range(4, 8)]
 ENGINE_ALONE = AuditConfig(learned_layer=False)  # the engine's thresholds decide, not the verdict layer
 ABLATIONS: list[tuple[str, AuditConfig]] = [
     ("full", AuditConfig()),
@@ -135,14 +136,15 @@ def main() -> None:
     v3, v4, v5 = load_windows(DEV_4), load_windows(DEV_5), load_windows(DEV_6)
     v6, v7, v8 = load_windows(DEV_7), load_windows(DEV_8), load_windows(DEV_9)
     v9, v10 = load_windows(DEV_10), load_windows(BLIND_1)
-    held_out = load_windows(BLIND_4) + load_windows(BLIND_5)
-    print("== (a) held-out: blind-4.jsonl and blind-5.jsonl (Korean, two new writers), never trained on by the")
-    print("       verdict layer, which is fitted on every other file (benchmarks/fit_audit_layer.py); windows with")
-    print("       no labels read from their text alone here (on the label suggester's labels: make fit-audit-layer)")
-    for name, windows in (("blind-4", load_windows(BLIND_4)), ("blind-5", load_windows(BLIND_5)), ("both", held_out)):
+    later = {path.stem: load_windows(path) for path in BLIND_LATER}
+    held_out = [w for windows in later.values() for w in windows]
+    print("== (a) blind-4 … blind-7 (Korean, four new writers), each judged once by the verdict layer before it")
+    print("       was trained on (figures: benchmarks/trajectory/README.md); in-sample for the layer now (its")
+    print("       leave-one-file-out: make fit-audit-layer); windows with no labels read from their text alone here")
+    for name, windows in (*later.items(), ("all four", held_out)):
         report_both(name, windows)
     for part, windows in _by_labelling(held_out).items():
-        report_both(f"  both, {part}", windows)
+        report_both(f"  all four, {part}", windows)
     gold = [w["label"] for w in held_out]
     pred = [a.label for a in audit_windows([w["turns"] for w in held_out])]
     print("confusion (rows gold, columns predicted): " + " ".join(f"{c[:4]:>5}" for c in LABELS))
@@ -175,9 +177,7 @@ def main() -> None:
     report("development-9 (blind once: 0.749)", v8)
     report("development-10 (blind once: 0.785)", v9)
 
-    print(
-        "\n== (b) ablations on blind-4 and blind-5 (macro-F1, per-class F1): with the verdict layer, and the engine's"
-    )
+    print("\n== (b) ablations on blind-4 … blind-7 (macro-F1, per-class F1): with the verdict layer, and the engine's")
     print("       thresholds alone (where each term's weight in the engine shows)")
     print(f"{'':<44} {'macro-F1':>8}  " + "  ".join(f"{c:>10}" for c in LABELS))
     for name, cfg in ABLATIONS:

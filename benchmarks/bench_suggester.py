@@ -9,7 +9,7 @@
     SGD_* by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
     one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
-(b) benchmarks/trajectory/blind-1 … blind-5.jsonl (2–5: Korean; each by another writer new to the repository),
+(b) benchmarks/trajectory/blind-1 … blind-7.jsonl (2–7: Korean; each by another writer new to the repository),
     each suggested by a model trained on the shipped model's training set without that file: counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
     so those turns are not scored).
@@ -20,10 +20,11 @@
     suggested labels: windows/s net of start-up (a ten-window run subtracted), with the suggester and — its
     model path pointed nowhere — without it; with TRAJECTORY_AUDIT_PROCESSES as set (default: the cores) and
     in one process (bar: ≥ 2,000 windows/s).
-(f) The trajectory audit on blind-4 and blind-5 (which the audit's verdict layer was not trained on) with every
-    label stripped, read from the text alone and on the suggestions of a model trained without the file (the
-    shipped one read its labelled turns), as ``audit_trajectories --input`` reads a file nobody labelled; then
-    the windows that came with labels and those that came without, apart (aim on unlabelled windows: 0.84).
+(f) The trajectory audit on blind-4 … blind-7 with every label stripped, read from the text alone and on the
+    suggestions of a model trained without the file (the shipped one read its labelled turns), as
+    ``audit_trajectories --input`` reads a file nobody labelled; then the windows that came with labels and those
+    that came without, apart (aim on unlabelled windows: 0.84). In-sample for the audit's verdict layer, which
+    learns every window file (each was judged once by the layer before: benchmarks/trajectory/README.md).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-BLIND_FILES = ("blind-1", "blind-2", "blind-3", "blind-4", "blind-5")
+BLIND_FILES = tuple(f"blind-{k}" for k in range(1, 8))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
 
@@ -300,7 +301,7 @@ def audit_without_labels() -> None:
     from supervision.suggesting.loading import window_labeller
     from supervision.trajectory.engine.io import audit_lines
 
-    for name in ("blind-4", "blind-5"):
+    for name in BLIND_FILES[3:]:
         model = _trained_without(name)  # the shipped suggester read the file's labelled turns
         path = ROOT / "benchmarks" / "trajectory" / f"{name}.jsonl"
         windows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
