@@ -51,9 +51,9 @@ def varied_turns() -> tuple[list[TurnInput], list[str]]:
     for n, cue in enumerate(CUES * 4):
         turns.append(TurnInput("", ("라포", "탐색", "개입", "정리")[n // len(CUES)], [cue], RISK_QUESTION))
         speakers.append(("client", "counselor")[n % 2])
-    # read with up to three turns before them: the safety scorer's context n-grams in the row too
+    # read with up to five turns before them: the safety scorer's context n-grams in the row too
     repository = repository_turns()[:1500]
-    turns += session_inputs(((t.text, t.stage, t.nonverbal) for t in repository), 3)
+    turns += session_inputs(((t.text, t.stage, t.nonverbal) for t in repository), 5)
     speakers += [t.speaker for t in repository]
     for n, (text, stage, nonverbal, before) in enumerate(ODD * 3):
         turns.append(TurnInput(text, stage, nonverbal, before))
