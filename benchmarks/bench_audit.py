@@ -12,7 +12,7 @@ by studying the errors on the development and generator-made files, so every fig
 figure for the engine and an in-sample one for the layer.
 
 The blind files (60 windows each) were written by hand by authors blind to the engine, its data files and
-every other window file, each measured once on the engine as it then stood; blind-4 … blind-7 also once on the
+every other window file, each measured once on the engine as it then stood; blind-4 … blind-9 also once on the
 verdict layer before it was trained on them. Section (a) and the ablations run on those four, split by how much
 of each window is labelled. What each file is and the figures each had when it was still blind:
 benchmarks/trajectory/README.md.
@@ -50,7 +50,7 @@ BLIND_2 = WINDOWS / "blind-2.jsonl"  # the same, all Korean, written 2026-12-06 
 BLIND_3 = WINDOWS / "blind-3.jsonl"  # the same, all Korean, written 2026-12-06
 # The same, all Korean, written 2026-12-06 after the verdict layer's design was fixed: each judged once by the
 # layer before it was trained on (blind-7's writer was asked to keep the verdict out of the surface words).
-BLIND_LATER = [WINDOWS / f"blind-{k}.jsonl" for k in range(4, 8)]
+BLIND_LATER = [WINDOWS / f"blind-{k}.jsonl" for k in range(4, 10)]
 ENGINE_ALONE = AuditConfig(learned_layer=False)  # the engine's thresholds decide, not the verdict layer
 ABLATIONS: list[tuple[str, AuditConfig]] = [
     ("full", AuditConfig()),
@@ -138,13 +138,13 @@ def main() -> None:
     v9, v10 = load_windows(DEV_10), load_windows(BLIND_1)
     later = {path.stem: load_windows(path) for path in BLIND_LATER}
     held_out = [w for windows in later.values() for w in windows]
-    print("== (a) blind-4 … blind-7 (Korean, four new writers), each judged once by the verdict layer before it")
+    print("== (a) blind-4 … blind-9 (Korean, six new writers), each judged once by the verdict layer before it")
     print("       was trained on (figures: benchmarks/trajectory/README.md); in-sample for the layer now (its")
     print("       leave-one-file-out: make fit-audit-layer); windows with no labels read from their text alone here")
-    for name, windows in (*later.items(), ("all four", held_out)):
+    for name, windows in (*later.items(), ("all six", held_out)):
         report_both(name, windows)
     for part, windows in _by_labelling(held_out).items():
-        report_both(f"  all four, {part}", windows)
+        report_both(f"  all six, {part}", windows)
     gold = [w["label"] for w in held_out]
     pred = [a.label for a in audit_windows([w["turns"] for w in held_out])]
     print("confusion (rows gold, columns predicted): " + " ".join(f"{c[:4]:>5}" for c in LABELS))
@@ -177,7 +177,7 @@ def main() -> None:
     report("development-9 (blind once: 0.749)", v8)
     report("development-10 (blind once: 0.785)", v9)
 
-    print("\n== (b) ablations on blind-4 … blind-7 (macro-F1, per-class F1): with the verdict layer, and the engine's")
+    print("\n== (b) ablations on blind-4 … blind-9 (macro-F1, per-class F1): with the verdict layer, and the engine's")
     print("       thresholds alone (where each term's weight in the engine shows)")
     print(f"{'':<44} {'macro-F1':>8}  " + "  ".join(f"{c:>10}" for c in LABELS))
     for name, cfg in ABLATIONS:

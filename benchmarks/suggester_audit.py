@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
-BLIND = tuple(f"blind-{k}.jsonl" for k in range(1, 8))
+BLIND = tuple(f"blind-{k}.jsonl" for k in range(1, 10))
 
 
 def main() -> None:
