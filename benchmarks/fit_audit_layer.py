@@ -18,9 +18,10 @@ Printed: leave-one-file-out over the hand-written files (the generated files are
 file is another writer, scored by a layer fitted on all the others, against the engine's thresholds on the same
 reading. ``--write`` fits on every window and writes the layer. Every blind file was first judged once by the
 layer as it then stood, never trained on (blind-4 and -5 by the layer of 030bd10, blind-6 and -7 by the one of
-0163b32, blind-8 and -9 by the one of 0653bf0: benchmarks/trajectory/README.md), and trained on since: a writer the layer has read is a writer it
-reads better (blind-6 0.847 judged, 0.950 as a fold with blind-4, -5 and -7 trained on). The figures for windows
-read on suggestions are somewhat optimistic: the shipped suggester learned from every file's labelled turns.
+0163b32, blind-8 and -9 by the one of 0653bf0: benchmarks/trajectory/README.md), and trained on since: a writer
+the layer has read is a writer it reads better (blind-6 0.847 judged, 0.950 as a fold with blind-4, -5 and -7
+trained on). The figures for windows read on suggestions are somewhat optimistic: the shipped suggester learned
+from the labelled turns of every file but blind-8 and -9.
 """
 
 from __future__ import annotations

@@ -30,10 +30,11 @@ TEXTS = [
 ]
 
 
-def unlabelled_rows(code: str) -> list[list]:
-    rows = session_rows(code, len(TEXTS))
+def unlabelled_rows(code: str, turns: int = len(TEXTS)) -> list[list]:
+    """A session of ``turns`` unlabelled turns, its words ``TEXTS`` over again."""
+    rows = session_rows(code, turns)
     for seq, row in enumerate(rows):
-        row[5], row[6], row[7] = TEXTS[seq], "", ""
+        row[5], row[6], row[7] = TEXTS[seq % len(TEXTS)], "", ""
     return rows
 
 

@@ -9,12 +9,12 @@ import pytest
 from django.core.management import call_command
 
 from supervision.agreement.models import RunTurn
-from supervision.importing.tests.sheets import ENGLISH_HEADER, session_rows, write_csv
+from supervision.importing.tests.sheets import ENGLISH_HEADER, write_csv
 from supervision.models import Session
 from supervision.suggesting.engine.features import TurnInput, session_inputs
 from supervision.suggesting.loading import current_model
 from supervision.suggesting.selectors import current_run
-from supervision.suggesting.tests.test_import_suggestions import TEXTS
+from supervision.suggesting.tests.test_import_suggestions import TEXTS, unlabelled_rows
 from supervision.tests.test_admin_writes import post_turn
 
 pytestmark = pytest.mark.django_db
@@ -24,10 +24,7 @@ RISK_QUESTION = "혹시 요즘 죽고 싶다는 생각까지 드세요?"
 @pytest.fixture
 def session(cast, tmp_path):
     # twice the import tests' unlabelled turns: longer than the edited turn and the model's reach after it
-    rows = session_rows("RWT1", 2 * len(TEXTS))
-    for seq, row in enumerate(rows):
-        row[5], row[6], row[7] = TEXTS[seq % len(TEXTS)], "", ""
-    path = write_csv(tmp_path / "RWT1.csv", ENGLISH_HEADER, rows)
+    path = write_csv(tmp_path / "RWT1.csv", ENGLISH_HEADER, unlabelled_rows("RWT1", 2 * len(TEXTS)))
     call_command("import_transcripts", str(path), "--trainee", "trainee_a", stdout=io.StringIO())
     return Session.objects.get(code="RWT1")
 
