@@ -13,7 +13,7 @@ from pathlib import Path
 from django.conf import settings
 
 from .engine.features import session_inputs
-from .engine.model import ModelRefused, SuggesterModel, labels_for_audit, load_model
+from .engine.model import ModelRefused, SuggesterModel, load_model
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "model" / "suggester.json"
 logger = logging.getLogger(__name__)
@@ -57,8 +57,8 @@ def forget_loaded_models() -> None:
 
 def window_labeller(model: SuggesterModel | None = None):
     """For the trajectory audit of windows nobody labelled: §2 turn dicts → one list of suggested codes per
-    turn, those the audit reads (``labels_for_audit``; ``None`` without a usable model: the audit then reads
-    the text alone). A turn that comes back in several windows (windows cut with an overlap) is suggested
+    turn, those the audit reads (``SuggesterModel.audit_label_sets``; ``None`` without a usable model: the
+    audit then reads the text alone). A turn that comes back in several windows (windows cut with an overlap) is suggested
     once: the answer depends only on its speaker, stage, text, cues and the turns before it in its window.
     ``model``: another than the process's (the benchmarks' held-out models)."""
     model = model or current_model()
@@ -87,9 +87,7 @@ def window_labeller(model: SuggesterModel | None = None):
                     speakers.append(speaker)
                 places.append(at)
             where.append(places)
-        found = [
-            labels_for_audit(labels, dict(scores)) for labels, scores in model.predict(inputs, speakers, runners_up=0)
-        ]
+        found = model.audit_label_sets(inputs, speakers)
         return [[found[at] for at in places] for places in where]
 
     return labeller

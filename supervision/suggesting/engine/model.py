@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import Block, FeatureSpec, TurnInput, Vectoriser, meta_rows, own_text_blocks, turn_blocks
+from .features import Block, FeatureSpec, FoldedCoef, TurnInput, Vectoriser, meta_rows, own_text_blocks, turn_blocks
 
 FORMAT = "portal-suggester/1"
 VERSION_PATTERN = re.compile(r"^portal-suggester-(\d+)$")
@@ -77,16 +77,20 @@ class SafetyScorer:
     intercept: np.ndarray
     c: float | None = None  # the regularisation the inner cross-validation chose (a record only)
 
+    def __post_init__(self) -> None:
+        self.folded: FoldedCoef = self.vectoriser.fold(self.coef)
+
     def probabilities(self, turns: Sequence[TurnInput]) -> np.ndarray:
         return _sigmoid(np.asarray(self.vectoriser.transform(turns) @ self.coef) + self.intercept)
 
     def probabilities_sharing(self, turns: Sequence[TurnInput], own: list[Block], meta: list[np.ndarray]) -> np.ndarray:
-        """``probabilities``, to the last bit, given the (row, bucket) blocks of the turns' own text that the
-        main vectoriser computed (``own_text_blocks``; its spec shares this one's text n-grams) and their
-        ``meta_rows``: hashing the client turns' words a second time was a fifth of the model's time."""
+        """``probabilities`` (within float32 rounding, ``Vectoriser.scores``) given the (row, bucket) blocks
+        of the turns' own text that the main vectoriser computed (``own_text_blocks``; its spec shares this
+        one's text n-grams) and their ``meta_rows``: hashing the client turns' words a second time was a fifth
+        of the model's time."""
         vectoriser = self.vectoriser
-        rows, columns = vectoriser.known_blocks(list(turn_blocks(turns, vectoriser.spec, own=own)))
-        return _sigmoid(vectoriser.scores(rows, columns, turns, self.coef, meta) + self.intercept)
+        rows, columns = vectoriser.slotted(list(turn_blocks(turns, vectoriser.spec, own=own)))
+        return _sigmoid(vectoriser.scores(rows, columns, turns, self.folded, meta) + self.intercept)
 
 
 def _sigmoid(scores: np.ndarray) -> np.ndarray:
@@ -107,6 +111,7 @@ class SuggesterModel:
         self.vectoriser = vectoriser
         self.axes = axes
         self.safety = safety
+        self._folded = {name: vectoriser.fold(axis.coef) for name, axis in axes.items()}
         self._safety_columns: list[int] = []
         if safety is not None and CLIENT_STATES in axes:
             self._safety_columns = [axes[CLIENT_STATES].labels.index(label) for label in safety.labels]
@@ -143,8 +148,8 @@ class SuggesterModel:
         self, turns: Sequence[TurnInput], speakers: Sequence[str]
     ) -> Iterator[tuple[str, np.ndarray, list[TurnInput], np.ndarray]]:
         """Per speaker with an axis: (axis, the speaker's rows in ``turns``, those turns, their probabilities
-        on the axis, the safety scorer's in its columns) — float32, to the last bit what the axis and the
-        scorer give on ``vectoriser.transform`` of the whole batch.
+        on the axis, the safety scorer's in its columns) — float32, what the axis and the scorer give on
+        ``vectoriser.transform`` of the whole batch within float32 rounding (``Vectoriser.scores``).
 
         A speaker's turns are read on their own (rows are independent), once: the turn's own text is hashed
         once for both vectorisers when their specs share the text n-grams, and the products are taken
@@ -163,7 +168,7 @@ class SuggesterModel:
             meta = meta_rows(group)
             own = own_text_blocks(group, vectoriser.spec)
             probabilities = _sigmoid(
-                vectoriser.scores(*vectoriser.known_blocks(own), group, axis.coef, meta) + axis.intercept
+                vectoriser.scores(*vectoriser.slotted(own), group, self._folded[axis_name], meta) + axis.intercept
             )
             if axis_name == CLIENT_STATES and self._safety_columns:
                 probabilities[:, self._safety_columns] = (
@@ -185,15 +190,7 @@ class SuggesterModel:
         result: list[Prediction] = [_NOTHING] * len(turns)
         for axis_name, rows, group, probabilities in self.probabilities(turns, speakers):
             axis = self.axes[axis_name]
-            safety_columns = self._safety_columns if axis_name == CLIENT_STATES else []
-            chosen = probabilities >= axis.thresholds
-            if axis.min_labels:
-                has_words = np.fromiter((bool(t.text.strip()) for t in group), dtype=bool, count=len(rows))
-                empty = has_words & ~chosen.any(axis=1)
-                # never a safety state below its threshold: its scorer is not calibrated against the others
-                fill = probabilities[empty]
-                fill[:, safety_columns] = -1.0
-                chosen[np.flatnonzero(empty), fill.argmax(axis=1)] = True
+            chosen = self._chosen(axis_name, group, probabilities)
             picked_rows, picked_columns = np.nonzero(chosen)  # row by row, columns ascending: the model's order
             ends = np.cumsum(np.bincount(picked_rows, minlength=len(rows))).tolist()
             picked = picked_columns.tolist()
@@ -223,7 +220,45 @@ class SuggesterModel:
                 start = end
         return result
 
+    def _chosen(self, axis_name: str, group: Sequence[TurnInput], probabilities: np.ndarray) -> np.ndarray:
+        """Which of the axis's labels each turn of ``group`` is suggested: those at or above their
+        thresholds, and with ``min_labels`` a turn with words its most likely label when it has none."""
+        axis = self.axes[axis_name]
+        chosen = probabilities >= axis.thresholds
+        if axis.min_labels:
+            has_words = np.fromiter((bool(t.text.strip()) for t in group), dtype=bool, count=len(group))
+            empty = has_words & ~chosen.any(axis=1)
+            # never a safety state below its threshold: its scorer is not calibrated against the others
+            fill = probabilities[empty]
+            fill[:, self._safety_columns if axis_name == CLIENT_STATES else []] = -1.0
+            chosen[np.flatnonzero(empty), fill.argmax(axis=1)] = True
+        return chosen
 
+    def audit_label_sets(self, turns: Sequence[TurnInput], speakers: Sequence[str]) -> list[list[str]]:
+        """Per turn, the suggested labels the trajectory audit reads: to the last bit
+        ``labels_for_audit(labels, dict(scores))`` of ``predict(…, runners_up=0)``, the 0.5 floor applied to the
+        rounded probability as there. A turn's list is shared with every turn suggested the same labels
+        (read it, never change it): the audit of 4,000 windows suggested about 40,000 turns one at a time,
+        a list, a dict and a list of pairs each, and that Python work was a third of the suggester's share of
+        ``audit_trajectories --input``; a session has a few dozen distinct label sets, which are built once."""
+        result: list[list[str]] = [_NO_LABELS] * len(turns)
+        for axis_name, rows, group, probabilities in self.probabilities(turns, speakers):
+            chosen = self._chosen(axis_name, group, probabilities)
+            picked_rows, picked_columns = np.nonzero(chosen)
+            shown = np.round(probabilities[picked_rows, picked_columns].astype(np.float64), 4)
+            chosen[picked_rows, picked_columns] = shown >= AUDIT_MIN_PROBABILITY
+            # one key per distinct row of ``chosen`` (its bits packed), each decoded once
+            packed = np.packbits(chosen, axis=1)
+            keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            labels = self.axes[axis_name].labels
+            decoded = [[labels[j] for j in np.flatnonzero(chosen[i]).tolist()] for i in first.tolist()]
+            for row, key in zip(rows.tolist(), inverse.ravel().tolist(), strict=True):
+                result[row] = decoded[key]
+        return result
+
+
+_NO_LABELS: list[str] = []
 Prediction = tuple[list[str], list[tuple[str, float]]]
 _NOTHING: Prediction = ([], [])
 

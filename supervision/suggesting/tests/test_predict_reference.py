@@ -1,16 +1,20 @@
 """The model's fast path (each speaker's turns hashed once, the safety scorer reusing the main vectoriser's
-buckets of the turn's own text, products taken without CSR matrices) gives, to the last bit, what the
-straightforward computation gives: the whole batch's TF-IDF matrix, each axis on its speaker's rows, and the
-safety scorer featurising the client turns again on its own. Same probabilities, so the same labels and the
-same rounded probabilities in every suggestion."""
+buckets of the turn's own text, products taken without CSR matrices, the idf folded into the coefficients)
+gives what the straightforward computation gives: the whole batch's TF-IDF matrix, each axis on its speaker's
+rows, and the safety scorer featurising the client turns again on its own. The same sums added in another
+order, so equal within float32 rounding (``TOLERANCE``); the same labels wherever a probability is not that
+close to its threshold, and the same probabilities to the fourth decimal shown."""
 
 import numpy as np
 
 from supervision.suggesting.engine.features import TurnInput, session_inputs
-from supervision.suggesting.engine.model import AXIS_OF_SPEAKER, CLIENT_STATES
+from supervision.suggesting.engine.model import AXIS_OF_SPEAKER, CLIENT_STATES, labels_for_audit
 from supervision.suggesting.loading import current_model
 from supervision.suggesting.tests.test_predict_labels_only import repository_turns
 
+# A probability of the fast path and of the reference differ by float32 rounding: a few 1e-7 (at most 2.4e-6
+# seen). A mistake in the path (a column, a weight, a row off) moves them by orders of magnitude more.
+TOLERANCE = 1e-5
 RISK_QUESTION = "혹시 스스로를 해칠 생각도 해 봤어요?"
 # What the model meets besides tidy Korean sentences: English, mixed case and scripts, cues with and without
 # words, whitespace of every kind, runs of spaces, very short and very long turns, a stage it does not know.
@@ -85,7 +89,7 @@ def test_the_shipped_safety_scorer_reads_the_turns_words_as_the_main_vectoriser_
     assert safety.previous_ngrams[1] > 0 and safety.cross_ngrams[1] > 0
 
 
-def test_the_fast_path_gives_the_reference_probabilities_to_the_last_bit():
+def test_the_fast_path_gives_the_reference_probabilities():
     model = current_model()
     turns, speakers = varied_turns()
     expected = reference(model, turns, speakers)
@@ -95,7 +99,7 @@ def test_the_fast_path_gives_the_reference_probabilities_to_the_last_bit():
         rows, probabilities = found[axis]
         assert np.array_equal(rows, expected[axis][0])
         assert probabilities.dtype == expected[axis][1].dtype == np.float32
-        assert np.array_equal(probabilities, expected[axis][1]), axis
+        assert np.abs(probabilities - expected[axis][1]).max() <= TOLERANCE, axis
     # the safety columns are not trivially equal: some client turns are disclosures, most are not
     client = expected[CLIENT_STATES][1]
     axis = model.axes[CLIENT_STATES]
@@ -113,24 +117,46 @@ def _reference_labels(axis, probabilities, has_words, safety_columns) -> list[st
     return [axis.labels[j] for j in sorted(chosen)]
 
 
+def _near_a_threshold(axis, probabilities) -> bool:
+    return bool((np.abs(probabilities - axis.thresholds) <= TOLERANCE).any())
+
+
 def test_every_suggestion_has_the_reference_labels_and_rounded_probabilities():
     model = current_model()
     turns, speakers = varied_turns()
     predicted = model.predict(turns, speakers, runners_up=0)
     ranked = model.predict(turns, speakers)
-    seen, filled = set(), 0
+    seen, filled, undecided = set(), 0, 0
     for axis_name, (rows, probabilities) in reference(model, turns, speakers).items():
         axis = model.axes[axis_name]
         safety = {axis.labels.index(code) for code in model.safety.labels} if axis_name == CLIENT_STATES else set()
-        rounded = np.round(probabilities.astype(np.float64), 4).tolist()
-        for row, row_probabilities, shown in zip(rows.tolist(), probabilities, rounded, strict=True):
+        for row, row_probabilities in zip(rows.tolist(), probabilities, strict=True):
+            seen.add(row)
+            if _near_a_threshold(axis, row_probabilities):
+                undecided += 1  # either side of it is right
+                continue
             labels = _reference_labels(axis, row_probabilities, bool(turns[row].text.strip()), safety)
             filled += len(labels) > int((row_probabilities >= axis.thresholds).sum())
-            assert predicted[row] == (labels, [(code, shown[axis.labels.index(code)]) for code in labels])
-            assert ranked[row][0] == labels
-            assert all(p == shown[axis.labels.index(code)] for code, p in ranked[row][1])
-            seen.add(row)
+            assert predicted[row][0] == ranked[row][0] == labels
+            for code, shown in predicted[row][1] + ranked[row][1]:
+                assert abs(shown - row_probabilities[axis.labels.index(code)]) <= 0.00005 + TOLERANCE
+            assert [code for code, _ in predicted[row][1]] == labels
     assert all(predicted[row] == ([], []) for row in range(len(turns)) if row not in seen)
+    assert undecided <= len(seen) // 100
     assert sum(1 for labels, _ in predicted if labels) > 900
     if any(model.axes[axis].min_labels for axis in model.axes):
         assert filled  # the rule was exercised
+
+
+def test_the_audit_reads_the_suggested_labels_it_trusts():
+    # audit_label_sets is labels_for_audit over predict(runners_up=0), to the last bit (the same probabilities)
+    model = current_model()
+    turns, speakers = varied_turns()
+    expected = [
+        labels_for_audit(labels, dict(scores)) for labels, scores in model.predict(turns, speakers, runners_up=0)
+    ]
+    found = model.audit_label_sets(turns, speakers)
+    assert found == expected
+    # some suggested labels fall under the audit's floor and are left out
+    suggested = sum(len(labels) for labels, _ in model.predict(turns, speakers, runners_up=0))
+    assert 0 < sum(map(len, found)) < suggested
