@@ -118,7 +118,7 @@ def _points(texts: list[str]) -> np.ndarray:
     padding) and followed by a NUL separator; other whitespace becomes a space. Done on the whole batch at
     once: a regular expression or ``split`` per text cost more than all the hashing."""
     joined = " \x00 ".join(texts)
-    if "\x00" in joined.replace(" \x00 ", ""):
+    if joined.count("\x00") >= len(texts):  # a NUL in a text itself (counted: no copy of the batch's text)
         joined = " \x00 ".join(t.replace("\x00", " ") for t in texts)
     points = np.frombuffer((" " + joined + " ").lower().encode("utf-32-le"), dtype=np.uint32).copy()
     points[_IS_WHITESPACE[np.minimum(points, len(_IS_WHITESPACE) - 1)]] = _SPACE

@@ -207,17 +207,16 @@ class SuggesterModel:
             else:
                 shown = np.round(probabilities[picked_rows, picked_columns].astype(np.float64), 4).tolist()
                 pairs = list(zip(names, shown, strict=True))
-            start = 0
-            for i, row in enumerate(rows.tolist()):
-                end = ends[i]
-                if runners_up:
+            starts = [0, *ends[:-1]]
+            if runners_up:
+                for i, (row, start, end) in enumerate(zip(rows.tolist(), starts, ends, strict=True)):
                     mine = picked[start:end]
                     rest = [j for j in order[i] if j not in mine][:runners_up]
                     probability = rounded[i]
                     result[row] = (names[start:end], [(labels[j], probability[j]) for j in mine + rest])
-                else:  # slices of lists made once for the whole axis: the import's path, a turn at a time
+            else:  # slices of lists made once for the whole axis: the import's path, a turn at a time
+                for row, start, end in zip(rows.tolist(), starts, ends, strict=True):
                     result[row] = (names[start:end], pairs[start:end])
-                start = end
         return result
 
     def _chosen(self, axis_name: str, group: Sequence[TurnInput], probabilities: np.ndarray) -> np.ndarray:
