@@ -65,11 +65,18 @@ class RunTurn(models.Model):
     the run is an immutable snapshot, read whole by the scoring, never queried label by label.
     """
 
-    # No index of its own: the unique (run, turn) index leads with it. Every import writes one row per turn
-    # here (the suggester's run, CONTRACT §9), so each index less is time off every import.
-    run = models.ForeignKey(AnnotationRun, on_delete=models.CASCADE, related_name="turns", db_index=False)
+    # Every import writes one row per turn here (the suggester's run, CONTRACT §9), so what each row costs
+    # is time off every import. ``run`` has no index of its own: the unique (run, turn) index leads with it.
+    # Neither key is a foreign-key constraint: PostgreSQL checks those row by row, 40,000 checks for a
+    # 20,000-turn import, a quarter of the import's time with suggestions (``make bench-import``).
+    # Statement-level triggers (migration 0004) give the same guarantees once per statement: a row names an
+    # existing run and turn, locked against deletion until the writer commits, and a run or turn with rows
+    # here cannot be deleted under them (the ORM deletes the rows first: ``on_delete`` below).
+    run = models.ForeignKey(
+        AnnotationRun, on_delete=models.CASCADE, related_name="turns", db_index=False, db_constraint=False
+    )
     # A turn removed by a later re-import takes the run's rating of it along.
-    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="+")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="+", db_constraint=False)
     techniques = models.JSONField(null=True, blank=True)
     client_states = models.JSONField(null=True, blank=True)
     # Indexed only where rated (a partial index, in Meta): the suggester's rows never rate the stage.
