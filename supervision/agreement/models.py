@@ -68,7 +68,7 @@ class RunTurn(models.Model):
     # Every import writes one row per turn here (the suggester's run, CONTRACT §9), so what each row costs
     # is time off every import. ``run`` has no index of its own: the unique (run, turn) index leads with it.
     # Neither key is a foreign-key constraint: PostgreSQL checks those row by row, 40,000 checks for a
-    # 20,000-turn import, a quarter of the import's time with suggestions (``make bench-import``).
+    # 20,000-turn import, most of what suggestions added to its time (``make bench-import``).
     # Statement-level triggers (migration 0004) give the same guarantees once per statement: a row names an
     # existing run and turn, locked against deletion until the writer commits, and a run or turn with rows
     # here cannot be deleted under them (the ORM deletes the rows first: ``on_delete`` below).
