@@ -2,7 +2,7 @@
 buckets of the turn's own text, products taken without CSR matrices, the idf folded into the coefficients)
 gives what the straightforward computation gives: the whole batch's TF-IDF matrix, each axis on its speaker's
 rows, and the safety scorer featurising the client turns again on its own. The same sums added in another
-order, so equal within float32 rounding (``TOLERANCE``); the same labels wherever a probability is not that
+order, so equal within float32 rounding (``tolerance``); the same labels wherever a probability is not that
 close to its threshold, and the same probabilities to the fourth decimal shown."""
 
 import numpy as np
@@ -12,9 +12,19 @@ from supervision.suggesting.engine.model import AXIS_OF_SPEAKER, CLIENT_STATES, 
 from supervision.suggesting.loading import current_model
 from supervision.suggesting.tests.test_predict_labels_only import repository_turns
 
-# A probability of the fast path and of the reference differ by float32 rounding: a few 1e-7 (at most 2.4e-6
-# seen). A mistake in the path (a column, a weight, a row off) moves them by orders of magnitude more.
+# A probability of the fast path and of the reference differ by float32 rounding, which grows with the number
+# of n-grams a row sums: a few 1e-7 on ordinary turns (at most 2.4e-6 seen), 1.0e-5 on the 600-character one
+# below (portal-suggester-12). A mistake in the path (a column, a weight, a row off) moves them by orders of
+# magnitude more.
 TOLERANCE = 1e-5
+
+
+def tolerance(turn: TurnInput) -> float:
+    """``TOLERANCE`` for a turn of up to 150 characters read (its text and the turns before it), more in
+    proportion beyond."""
+    return TOLERANCE * max(1.0, (len(turn.text) + len(turn.previous) + len(turn.context)) / 150)
+
+
 RISK_QUESTION = "혹시 스스로를 해칠 생각도 해 봤어요?"
 # What the model meets besides tidy Korean sentences: English, mixed case and scripts, cues with and without
 # words, whitespace of every kind, runs of spaces, very short and very long turns, a stage it does not know.
@@ -99,7 +109,8 @@ def test_the_fast_path_gives_the_reference_probabilities():
         rows, probabilities = found[axis]
         assert np.array_equal(rows, expected[axis][0])
         assert probabilities.dtype == expected[axis][1].dtype == np.float32
-        assert np.abs(probabilities - expected[axis][1]).max() <= TOLERANCE, axis
+        allowed = np.array([tolerance(turns[row]) for row in rows.tolist()], dtype=np.float32)[:, None]
+        assert (np.abs(probabilities - expected[axis][1]) <= allowed).all(), axis
     # the safety columns are not trivially equal: some client turns are disclosures, most are not
     client = expected[CLIENT_STATES][1]
     axis = model.axes[CLIENT_STATES]
@@ -117,8 +128,8 @@ def _reference_labels(axis, probabilities, has_words, safety_columns) -> list[st
     return [axis.labels[j] for j in sorted(chosen)]
 
 
-def _near_a_threshold(axis, probabilities) -> bool:
-    return bool((np.abs(probabilities - axis.thresholds) <= TOLERANCE).any())
+def _near_a_threshold(axis, probabilities, allowed: float) -> bool:
+    return bool((np.abs(probabilities - axis.thresholds) <= allowed).any())
 
 
 def test_every_suggestion_has_the_reference_labels_and_rounded_probabilities():
@@ -132,14 +143,15 @@ def test_every_suggestion_has_the_reference_labels_and_rounded_probabilities():
         safety = {axis.labels.index(code) for code in model.safety.labels} if axis_name == CLIENT_STATES else set()
         for row, row_probabilities in zip(rows.tolist(), probabilities, strict=True):
             seen.add(row)
-            if _near_a_threshold(axis, row_probabilities):
+            allowed = tolerance(turns[row])
+            if _near_a_threshold(axis, row_probabilities, allowed):
                 undecided += 1  # either side of it is right
                 continue
             labels = _reference_labels(axis, row_probabilities, bool(turns[row].text.strip()), safety)
             filled += len(labels) > int((row_probabilities >= axis.thresholds).sum())
             assert predicted[row][0] == ranked[row][0] == labels
             for code, shown in predicted[row][1] + ranked[row][1]:
-                assert abs(shown - row_probabilities[axis.labels.index(code)]) <= 0.00005 + TOLERANCE
+                assert abs(shown - row_probabilities[axis.labels.index(code)]) <= 0.00005 + allowed
             assert [code for code, _ in predicted[row][1]] == labels
     assert all(predicted[row] == ([], []) for row in range(len(turns)) if row not in seen)
     assert undecided <= len(seen) // 100

@@ -54,13 +54,11 @@ def test_it_prints_one_line_per_turn_in_input_order_on_the_speakers_axis(tmp_pat
         assert len(result["scores"]) <= len(result[mine]) + 5
         assert set(result["scores"]) <= set(known)
     # Both languages are read: a direct question about suicide is a risk assessment, in Korean and English,
-    # and the veiled English disclosure is suggested as suicidal ideation (recall first, CONTRACT §9). The
-    # English question sits at the edge of the label's cut, tuned for F1 on mostly Korean turns: portal-
-    # suggester-4 scored it 0.71 under a cut of 0.725, -5 … -9 suggested it, -10 scores it 0.70 under 0.725
-    # again (the cut is not lowered for it: a risk assessment suggested where none was asked would mark a
-    # disclosure answered). So the English one is asserted likely, the Korean one suggested.
+    # and the veiled English disclosure is suggested as suicidal ideation (recall first, CONTRACT §9). Until
+    # portal-suggester-12 the English question sat at the edge of the label's cut (0.70 under 0.725 with -10
+    # and -11): the training set had almost no English counselor turns. Sixty English sessions (SGN_*) since.
     assert "risk_assessment" in results[2]["techniques"]
-    assert results[4]["scores"]["risk_assessment"] >= 0.5
+    assert "risk_assessment" in results[4]["techniques"]
     assert "risk_assessment" not in results[0]["scores"] or results[0]["scores"]["risk_assessment"] < 0.5
     assert "suicidal_ideation_admit" in results[3]["client_states"]
 
