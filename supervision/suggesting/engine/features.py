@@ -329,7 +329,12 @@ class Vectoriser:
         return FoldedCoef(weighted, np.asarray(coef[vocabulary:], dtype=np.float32))
 
     def scores(
-        self, rows: np.ndarray, columns: np.ndarray, turns: Sequence[TurnInput], folded: FoldedCoef, meta=None
+        self,
+        rows: np.ndarray,
+        columns: np.ndarray,
+        turns: Sequence[TurnInput],
+        folded: FoldedCoef,
+        meta: list[np.ndarray] | None = None,
     ) -> np.ndarray:
         """``tfidf(…, turns) @ coef`` without the TF-IDF matrix, given the n-grams' ``slotted`` (row, column)
         pairs and ``fold(coef)``: each occurrence counts 1 against the coefficients with the idf already in
@@ -337,8 +342,9 @@ class Vectoriser:
         its squared norm, and the row is divided by the norm afterwards, once per label rather than once per
         occurrence. Then the meta columns (weight 1, not normalised). The same sums in another order: equal to
         the CSR product within float32 rounding (a few 1e-7 in a probability, 1e-5 on a 600-character turn:
-        ``test_predict_reference``), and a third faster than weighing every occurrence (three lookups each)
-        and multiplying by those weights.
+        ``test_predict_reference``), in about 30 % less time than weighing every occurrence (three lookups
+        each) and multiplying by those weights (the model on 38,000 repository turns: 77,000 → 108,000
+        turns/s, one process, best of 5).
         ``meta``: the turns' ``meta_rows``, when the caller has them."""
         count = len(turns)
         ones = np.ones(len(rows), dtype=np.float32)

@@ -237,9 +237,10 @@ class SuggesterModel:
         """Per turn, the suggested labels the trajectory audit reads: to the last bit
         ``labels_for_audit(labels, dict(scores))`` of ``predict(…, runners_up=0)``, the 0.5 floor applied to the
         rounded probability as there. A turn's list is shared with every turn suggested the same labels
-        (read it, never change it): the audit of 4,000 windows suggested about 40,000 turns one at a time,
-        a list, a dict and a list of pairs each, and that Python work was a third of the suggester's share of
-        ``audit_trajectories --input``; a session has a few dozen distinct label sets, which are built once."""
+        (read it, never change it): the audit used to take every turn's labels and probabilities from
+        ``predict`` and build a dict of them to drop the doubtful ones, a list, a dict and a list of pairs
+        per turn (``predict``'s own Python time was 0.41 s of the labeller's 1.75 s over 4,000 windows,
+        cProfile); 12,673 repository turns have 1,025 distinct label sets, each built once here."""
         result: list[list[str]] = [_NO_LABELS] * len(turns)
         for axis_name, rows, group, probabilities in self.probabilities(turns, speakers):
             chosen = self._chosen(axis_name, group, probabilities)
