@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/portal_bench
 
-.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit fit-audit-layer bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-suggester-audit bench-load profile-pages bench-scale bench-scale-import bench-scale-night
+.PHONY: run test lint format bench-golden bench-import bench-gauge bench-audit fit-audit-layer bench-api bench-pages bench-agreement bench-transitions bench-suggester bench-suggester-audit bench-held-out bench-load profile-pages bench-scale bench-scale-import bench-scale-night
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -111,6 +111,10 @@ bench-suggester: $(STAMP)
 # The audit of unlabelled windows on suggestions, each window file held out of the model that suggests it
 bench-suggester-audit: $(STAMP)
 	$(PY) benchmarks/suggester_audit.py $(BENCH_ARGS)
+
+# The shipped suggester and audit_trajectories --input on benchmarks/held_out/ (window files nothing learnt from)
+bench-held-out: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(BENCH_DATABASE_URL)} $(PY) benchmarks/held_out.py $(BENCH_ARGS)
 
 # The whole nightly job over 500,000 realistic turns (1,000 sessions), step by step: first night, a quiet night, an
 # ordinary night after 2 % of the sessions were re-imported, against one GROUP BY; then audit_trajectories --input
