@@ -2,7 +2,12 @@
 5 folds of whole sessions of data/suggester/, the audit's windows always trained on, never scored), client
 states only — minutes instead of the whole bench — and the turns it gets wrong, to read:
 
-    python benchmarks/suggester_safety.py [--folds 5] [--show 40] [--dump PATH] [--train-labels DIR]
+    python benchmarks/suggester_safety.py [--folds 5] [--show 40] [--dump PATH] [--train-labels DIR] [--by-writer]
+
+``--by-writer``: instead, each blind window file (benchmarks/trajectory/blind-*, each by a writer new to the
+repository) left out in turn, the model trained on everything else (data/suggester/ with the sessions added later,
+every other window file); scored on the file's labelled client turns: how the safety states carry over to a
+writer the model never read, which is what the outside check's held-out set is.
 
 ``--train-labels DIR``: train on another copy of data/suggester/ (the same sessions and turns, other labels:
 ``git archive <commit> data/suggester | tar -x -C /tmp/old`` then ``--train-labels /tmp/old/data/suggester``),
@@ -52,6 +57,7 @@ def main() -> None:
     parser.add_argument("--no-scorer", action="store_true", help="the client-state axis's own safety columns")
     parser.add_argument("--set", action="append", default=[], help="a training setting, NAME=VALUE (Python literal)")
     parser.add_argument("--train-labels", help="train on this copy of data/suggester/ (same turns), score on ours")
+    parser.add_argument("--by-writer", action="store_true", help="each blind window file left out in turn")
     args = parser.parse_args()
 
     everything = read_folder(REPOSITORY_TRAINING_SET)
@@ -65,6 +71,15 @@ def main() -> None:
         t for pattern in WINDOW_FILES for p in sorted(TRAJECTORY_WINDOWS.glob(pattern)) for t in read_jsonl_file(p)
     ]
     folds = session_folds(sessions, args.folds)
+    if args.by_writer:
+        if args.train_labels:
+            sys.exit("--by-writer reads data/suggester/ as it is: no --train-labels")
+        blind = {p.stem: read_jsonl_file(p) for p in sorted(TRAJECTORY_WINDOWS.glob("blind-*.jsonl"))}
+        blind_turns = [t for turns in blind.values() for t in turns]
+        blind_sessions = {t.session for t in blind_turns}
+        windows = [t for t in windows if t.session not in blind_sessions] + training  # the scored sessions too
+        training, sessions = blind_turns, blind_turns
+        folds = [{t.session for t in turns} for turns in blind.values()]
     codes = {"techniques": catalogue.TECHNIQUE_CODES, "client_states": catalogue.CLIENT_STATE_CODES}
     safety = catalogue.SAFETY_CRITICAL_STATES
     started = time.perf_counter()
@@ -77,6 +92,13 @@ def main() -> None:
     predicted, scores = safety_folds_study(
         training, windows + added, folds, label_codes=codes, safety=safety, settings=settings
     )
+    # a window turn without labels on its axis is unknown, not "none of these": not scored
+    rated = [i for i, t in enumerate(sessions) if t.rated]
+    sessions, predicted, scores = (
+        [sessions[i] for i in rated],
+        [predicted[i] for i in rated],
+        [scores[i] for i in rated],
+    )
     alarms = false_alarms(sessions, predicted, safety)
     client = [i for i, t in enumerate(sessions) if t.speaker == "client"]
     support = found = 0
@@ -85,8 +107,8 @@ def main() -> None:
             support += 1
             found += state in predicted[i]
     print(
-        f"{len({t.session for t in sessions})} sessions scored, {len(added)} added turns and {len(windows)} window "
-        f"turns trained on, {len(folds)} folds ({time.perf_counter() - started:.0f} s)"
+        f"{len({t.session for t in sessions})} sessions or windows scored, {len(added)} added turns and "
+        f"{len(windows)} other turns trained on, {len(folds)} folds ({time.perf_counter() - started:.0f} s)"
     )
     print(
         f"safety recall {found}/{support} = {found / max(support, 1):.3f}; false alarms {alarms['false_alarms']} over "
