@@ -8,6 +8,7 @@ simply not in the queryset, so it answers 404.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
@@ -133,10 +134,9 @@ def feedback_comment(user, comment_id: int) -> SupervisorComment:
 TREND_SNAPSHOTS = 12
 
 
-def latest_gauge_for(trainee) -> dict | None:
-    """The newest trainee-wide review-gauge snapshot (CONTRACT §6 shape), or None."""
-    snapshot = GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date").first()
-    return GaugeSnapshotSerializer(snapshot).data if snapshot else None
+def latest_gauge_for(trainee) -> GaugeSnapshot | None:
+    """The newest trainee-wide review-gauge snapshot, or None."""
+    return GaugeSnapshot.objects.filter(trainee=trainee, session__isnull=True).order_by("-date").first()
 
 
 def latest_gauges_for_viewer(user) -> list[GaugeSnapshot]:
@@ -154,26 +154,36 @@ def latest_gauges_for_viewer(user) -> list[GaugeSnapshot]:
     )
 
 
-def gauge_scopes_for(snapshots: dict[int, str | datetime.date]) -> dict[int, dict]:
-    """What each trainee-wide snapshot covers (CONTRACT §4, ``compute_gauges``), ``{trainee id: date}`` →
-    ``{trainee id: {"start", "end", "days", "sessions"}}``: the ``GAUGE_WINDOW_DAYS`` days ending the snapshot's
-    date and the trainee's sessions held in them, oldest first. One query for every trainee."""
+def gauge_scopes_for(snapshots: Iterable[GaugeSnapshot]) -> dict[int, dict]:
+    """What each trainee-wide snapshot covers (CONTRACT §4, ``compute_gauges``) →
+    ``{trainee id: {"start", "end", "days", "sessions", "pending"}}``: the ``GAUGE_WINDOW_DAYS`` days ending the
+    snapshot's date and the trainee's sessions held in them, oldest first. ``sessions`` are those the snapshot
+    counted; ``pending`` those held in its days but added after it was computed (an import since the night):
+    its figures do not hold them yet, and the page says so rather than naming them beside figures without
+    them. One query for every trainee."""
     days = settings.GAUGE_WINDOW_DAYS
-    ends = {t: d if isinstance(d, datetime.date) else datetime.date.fromisoformat(d) for t, d in snapshots.items()}
-    scopes = {
-        t: {"start": end - datetime.timedelta(days=days - 1), "end": end, "days": days, "sessions": []}
-        for t, end in ends.items()
-    }
+    scopes, computed = {}, {}
+    for snapshot in snapshots:
+        end = snapshot.date
+        scopes[snapshot.trainee_id] = {
+            "start": end - datetime.timedelta(days=days - 1),
+            "end": end,
+            "days": days,
+            "sessions": [],
+            "pending": [],
+        }
+        computed[snapshot.trainee_id] = snapshot.computed_at
     if not scopes:
         return scopes
     sessions = Session.objects.filter(
         trainee_id__in=list(scopes),
-        held_on__range=(min(s["start"] for s in scopes.values()), max(ends.values())),
+        held_on__range=(min(s["start"] for s in scopes.values()), max(s["end"] for s in scopes.values())),
     ).order_by("held_on", "code")
-    for session in sessions.only("id", "code", "title", "held_on", "trainee_id"):
+    for session in sessions.only("id", "code", "title", "held_on", "trainee_id", "created_at"):
         scope = scopes[session.trainee_id]
         if scope["start"] <= session.held_on <= scope["end"]:
-            scope["sessions"].append(session)
+            counted = session.created_at <= computed[session.trainee_id]
+            scope["sessions" if counted else "pending"].append(session)
     return scopes
 
 

@@ -29,12 +29,13 @@ def dashboard(request):
 
 def _dashboard_context(request) -> dict:
     trainee = request.user if is_trainee(request.user) else None
-    gauge = selectors.latest_gauge_for(trainee) if trainee else None
+    own_snapshot = selectors.latest_gauge_for(trainee) if trainee else None
+    gauge = GaugeSnapshotSerializer(own_snapshot).data if own_snapshot else None
     sessions = list(selectors.feedback_sessions(request.user))
     trainee_gauges = []
     if trainee is None:
         snapshots = selectors.latest_gauges_for_viewer(request.user)
-        scopes = selectors.gauge_scopes_for({snapshot.trainee_id: snapshot.date for snapshot in snapshots})
+        scopes = selectors.gauge_scopes_for(snapshots)
         for snapshot in snapshots:
             data = GaugeSnapshotSerializer(snapshot).data
             trainee_gauges.append(
@@ -51,7 +52,7 @@ def _dashboard_context(request) -> dict:
         "unread_total": sum(s.unread_count for s in sessions) if trainee else 0,
         "trainee_gauges": trainee_gauges,
         "gauge": gauge,
-        "gauge_scope": selectors.gauge_scopes_for({trainee.pk: gauge["date"]})[trainee.pk] if gauge else None,
+        "gauge_scope": selectors.gauge_scopes_for([own_snapshot])[trainee.pk] if own_snapshot else None,
         "gauge_rows": charts.category_rows(gauge) if gauge else [],
         "trend": selectors.gauge_trend_for(trainee) if trainee else [],
         "show_tags": trainee is not None,

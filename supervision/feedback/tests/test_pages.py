@@ -146,6 +146,27 @@ def test_it_draws_the_gauge_and_trend_from_the_nightly_snapshots(client, cast, s
     assert "<td>과다</td>" in page  # the table alternative: reflection-only counselor turns overuse RELATIONAL
 
 
+def test_it_names_only_the_sessions_the_gauge_counted_and_says_when_newer_ones_count(client, cast, sessions):
+    gauge_compute(day=datetime.date(2026, 11, 10))
+    later = make_session("PAGE_A2", 4, trainee="trainee_a", held_on="2026-11-09")  # an import after the night
+
+    page = log_in(client, cast.trainee_a).get("/feedback/").content.decode()
+    scope = page.split('id="gauge-scope"', 1)[1].split("</p>", 1)[0]
+    counted, pending = scope.split('id="gauge-pending"', 1)
+    assert "회기 1개" in counted and "PAGE_A1" in counted and "PAGE_A2" not in counted
+    assert "계산 뒤에 추가된 회기 1개" in pending and f'href="/feedback/sessions/{later.pk}/"' in pending
+    assert "다음 계산(매일 밤)에 반영됩니다" in pending
+
+    gauge_compute(day=datetime.date(2026, 11, 10))  # the next night counts it
+    page = client.get("/feedback/").content.decode()
+    scope = page.split('id="gauge-scope"', 1)[1].split("</p>", 1)[0]
+    assert "회기 2개" in scope and "PAGE_A2" in scope and "gauge-pending" not in scope
+    # the supervisor's dashboard reads the same scopes, per trainee
+    page = log_in(client, cast.supervisor_a).get("/feedback/").content.decode()
+    scope = page.split(f'id="gauge-scope-{cast.trainee_a.pk}"', 1)[1].split("</p>", 1)[0]
+    assert "회기 2개" in scope and "gauge-pending" not in scope
+
+
 def test_it_plots_a_sessions_windows_as_one_chart_in_plain_korean(client, cast, sessions):
     trajectory_audit_sessions(session_ids=[sessions["a"].pk])
     windows = TrajectoryAudit.objects.filter(session=sessions["a"]).order_by("window_index")
