@@ -15,6 +15,7 @@ from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 from import_export import resources
@@ -65,6 +66,11 @@ class KoreanExportForm(SelectableFieldsExportForm):
 
 class PortalExportMixin(ExportMixin):
     export_form_class = KoreanExportForm
+
+    def get_export_filename(self, request, queryset, file_format) -> str:
+        # The library names the file "SupervisorComment-<UTC date>": before 09:00 in Seoul that is yesterday.
+        # The day the user sees, in the form the session export uses (sessions_20261207.xlsx).
+        return f"{self.model._meta.model_name}_{timezone.localdate():%Y%m%d}.{file_format.get_extension()}"
 
     def export_action(self, request):
         # An unknown or invalid filter answers as the change list does (a message, not a 500): the library

@@ -1,6 +1,16 @@
 from django import template
+from django.utils.html import conditional_escape
+from django.utils.safestring import mark_safe
 
 register = template.Library()
+
+# diff-match-patch's ``diff_prettyHtml`` (django-import-export's preview cells) colours changes with style
+# attributes, which the Content-Security-Policy blocks (no inline style anywhere): classes instead, coloured
+# by portal_admin.css.
+_DIFF_STYLES = {
+    '<ins style="background:#e6ffe6;">': '<ins class="diff-added">',
+    '<del style="background:#ffe6e6;">': '<del class="diff-removed">',
+}
 
 
 @register.filter
@@ -8,3 +18,13 @@ def column_label(column: str, labels: dict) -> str:
     """A spreadsheet column as the import screens name it: the Korean name, then the header the file carries."""
     label = (labels or {}).get(column)
     return f"{label} ({column})" if label else column
+
+
+@register.filter
+def diff_cell(html) -> str:
+    """A preview cell's diff with its colours as classes. The cell is the library's escaped HTML (marked
+    safe); anything else is escaped here first."""
+    text = str(conditional_escape(html))
+    for styled, classed in _DIFF_STYLES.items():
+        text = text.replace(styled, classed)
+    return mark_safe(text)  # escaped above, or by diff_prettyHtml

@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from supervision.feedback.tests.factories import make_session
 from supervision.testing import browser_admin_log_in, browser_marks
@@ -30,6 +31,8 @@ def admin_page(browser, live_server, cast, http_settings):
     def open_page(viewport):
         context = browser.new_context(viewport=viewport, locale="ko-KR", accept_downloads=True)
         page = context.new_page()
+        page.console_errors = []  # a blocked inline handler or style is reported here (CSP)
+        page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
         browser_admin_log_in(page, live_server.url, "supervisor_a")
         return page
 
@@ -49,9 +52,22 @@ def test_a_supervisor_exports_their_critiques_with_korean_column_names(admin_pag
     page.screenshot(path=str(SHOTS / f"admin_comment_export_{name}.png"), full_page=True)
     # nothing overflows the phone's width
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"] + 1
+    # 「모두 선택」 unticks and ticks every column (wired by a script file: the CSP blocks inline handlers)
+    columns = form.locator(".selectable-field-export-row input[type=checkbox]")
+    ticked = f"{columns.count()}"
+    form.get_by_label("모두 선택").uncheck()
+    assert form.locator(".selectable-field-export-row input[type=checkbox]:checked").count() == 0
+    form.get_by_label("모두 선택").check()
+    assert f"{form.locator('.selectable-field-export-row input[type=checkbox]:checked').count()}" == ticked
+    columns.first.uncheck()
+    assert not form.get_by_label("모두 선택").is_checked()  # no longer all of them
+    columns.first.check()
+    assert page.console_errors == []
     page.locator("select[name=format]").select_option(label="csv")
     with page.expect_download() as download:
         form.get_by_role("button", name="제출").click()
+    # named for the day in Seoul, as the session export is
+    assert download.value.suggested_filename == f"supervisorcomment_{timezone.localdate():%Y%m%d}.csv"
     rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8-sig"))))
     header = rows[0]
     assert {"trainee", "session", "utterance_id"} <= set(header)

@@ -25,6 +25,8 @@ def roster_page(browser, live_server, cast, http_settings, tmp_path):
 
     def open_page(viewport):
         page = browser.new_context(viewport=viewport, locale="ko-KR").new_page()
+        page.console_errors = []  # a blocked inline style or script is reported here (CSP)
+        page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
         browser_admin_log_in(page, live_server.url, "staff")
         page.goto(f"{live_server.url}/admin/supervision/traineeassignment/import/")
         return page
@@ -67,6 +69,9 @@ def test_staff_import_a_cohort_see_every_error_and_are_refused_a_look_alike(rost
     upload(page, "good.csv", [f"b_sup_{name},supervisor,,", f"b_tr_{name},trainee,b_sup_{name},{SECRET}"])
     assert "미리보기입니다" in page.inner_text("#content") and SECRET not in page.content()
     assert fits(page, viewport)
+    # the library's diff colours new cells with style attributes, which the CSP blocks: classes instead
+    assert page.locator("table.table-import-preview ins.diff-added").count() >= 4
+    assert page.locator("#content [style]").count() == 0 and page.console_errors == []
     page.screenshot(path=str(SHOTS / f"roster_import_preview_{name}.png"), full_page=True)
     page.get_by_role("button", name="가져오기 확정").click()
     page.wait_for_load_state()
