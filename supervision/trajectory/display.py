@@ -16,6 +16,7 @@ _STEADY = 0.1
 
 
 def _direction(before: float, after: float, up: str, down: str, same: str) -> str:
+    """``up``, ``down`` or ``same`` as ``after`` differs from ``before`` by more than ``_STEADY``."""
     if after - before > _STEADY:
         return up
     if before - after > _STEADY:
@@ -45,13 +46,19 @@ def window_story(audit: dict[str, Any]) -> str:
     if trace:
         v0, v1 = float(trace[0].get("valence") or 0.0), float(trace[-1].get("valence") or 0.0)
         r0, r1 = float(trace[0].get("risk") or 0.0), float(trace[-1].get("risk") or 0.0)
+        moved = _direction(v0, v1, "up", "down", "same")
+        # The verdict weighs the whole window (its path, risk, distortions), the mood only its two ends: when
+        # they point apart the sentence says so rather than reading as a contradiction.
+        against = (audit.get("label"), moved) in {("productive", "down"), ("harmful", "up")}
         parts.append(
-            "내담자의 정서가 "
-            + _direction(v0, v1, "밝아졌어요", "가라앉았어요", "비슷하게 이어졌어요")
+            ("다만 구간 끝에서 내담자의 정서는 처음보다 " if against else "내담자의 정서가 ")
+            + {"up": "밝아졌어요", "down": "가라앉았어요", "same": "비슷하게 이어졌어요"}[moved]
             + f" ({v0:+.2f} → {v1:+.2f})."
         )
         if r1 - r0 > 0.05:
             parts.append(f"위험 신호가 높아졌어요 ({r0:.2f} → {r1:.2f}). 안전을 직접 묻는 연습이 도움이 됩니다.")
+        elif r0 - r1 > 0.05:
+            parts.append(f"위험 신호는 낮아졌어요 ({r0:.2f} → {r1:.2f}).")
     turns = audit.get("sycophancy_turns") or []
     if turns:
         parts.append(

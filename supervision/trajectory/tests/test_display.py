@@ -38,3 +38,23 @@ def test_the_supervisors_words_for_the_verdict_and_the_terms_it_drops():
     for term in ("verdict layer", "engine_score", "momentum", "penalty_wall", "GED", " ."):
         assert term not in text
     assert supervisor_explanation("표현이 감지되었습니다 (overt_harm).") == "표현이 감지되었습니다."
+
+
+def test_a_mood_that_moved_against_the_verdict_is_said_to_as_a_but():
+    # Found in the walk-through: "나아지는 흐름. 내담자의 정서가 가라앉았어요 (+0.42 → +0.20)" read as a contradiction.
+    summary = trainee_summary(_window("productive", (0.42, 0.20), risk=(0.6, 0.2)))
+    assert "나아지는 흐름. 다만 구간 끝에서 내담자의 정서는 처음보다 가라앉았어요 (+0.42 → +0.20)." in summary
+    assert "위험 신호는 낮아졌어요 (0.60 → 0.20)." in summary
+    summary = trainee_summary(_window("harmful", (-0.5, 0.1)))
+    assert "다만 구간 끝에서 내담자의 정서는 처음보다 밝아졌어요" in summary
+    assert "다만" not in trainee_summary(_window("productive", (0.1, 0.6)))
+
+
+def test_the_supervisors_momentum_sentence_claims_one_of_the_two_not_both():
+    # "정서가 개선과 위험 감소가 이어졌습니다" beside "위험 0.00 → 0.00": momentum weighs valence and risk together.
+    from supervision.trajectory.display import supervisor_explanation
+    from supervision.trajectory.engine.audit import audit_window
+    from supervision.trajectory.tests.test_engine import STEALTH
+
+    text = supervisor_explanation(audit_window(STEALTH).explanation)
+    assert "구간 앞부분보다 뒷부분에서 정서가 나빠지거나 위험이 커졌습니다 (흐름 세기 -0.49)." in text
