@@ -89,6 +89,32 @@ def test_the_transcript_filter_fits_a_phone_with_touch_sized_controls(page_as_su
     page.locator(".transcript-filters").screenshot(path=str(SHOTS / "admin_session_filters_phone.png"))
 
 
+# Every word of an element's text on one line: a word split over two lines has two rectangles.
+WORDS_SPLIT_ACROSS_LINES = """(element) => {
+    const node = element.firstChild, text = node.textContent, split = [];
+    const range = document.createRange();
+    for (const match of text.matchAll(/\\S+/g)) {
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        if (new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size > 1) split.push(match[0]);
+    }
+    return split;
+}"""
+
+
+def test_korean_turns_wrap_between_words_on_a_phone(page_as_supervisor, session):
+    # The walk-through found "어\n머니랑", "이야\n기하지": the admin broke Korean words anywhere.
+    session.turns.filter(seq=0).update(
+        text="안녕하세요. 여기까지 오느라 고생 많았어요. 어머니랑 같이 왔다고 들었는데, 오는 길은 어땠어요? "
+        "요즘 잠은 어떻게 주무시는지, 식사는 제때 하시는지도 천천히 이야기해 주세요."
+    )
+    page = page_as_supervisor(PHONE)
+    texts = page.locator("ol.transcript > li.turn p.text")
+    assert texts.count() == 20
+    for i in range(texts.count()):
+        assert texts.nth(i).evaluate(WORDS_SPLIT_ACROSS_LINES) == [], texts.nth(i).inner_text()
+
+
 def test_a_critique_naming_a_technique_in_korean_is_stored_as_its_code_and_counted(page_as_supervisor, session):
     page = page_as_supervisor()
     turn = session.turns.get(seq=2)
