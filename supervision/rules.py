@@ -6,6 +6,7 @@ attach the row and column. Nothing here touches the database.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -182,6 +183,28 @@ def unencodable_problem(text: str) -> str | None:
         f"짝이 없는 유니코드 서로게이트(U+{ord(found.group()):04X})가 들어 있습니다. 글자가 아니어서 저장할 수 "
         "없습니다. JSON의 \\u 이스케이프를 확인해 주세요."
     )
+
+
+# A JSONL line that cannot be read at all has no field to blame. The machine outputs (CLI, API) name the line's
+# identity column, ``utterance_id``, as CONTRACT §2/§3 ask for a column; the admin says 「줄 전체」 instead.
+UNREADABLE_UTF8_LINE = "UTF-8로 읽을 수 없는 줄입니다."
+NOT_AN_OBJECT_LINE = "줄마다 JSON 객체 하나가 있어야 합니다."
+_UNREADABLE_JSON_LINE = "JSON으로 읽을 수 없는 줄입니다"
+
+
+def unreadable_json_problem(error: Exception) -> str:
+    """Why a JSONL line could not be read, in Korean and with where to look (not the parser's class name)."""
+    if isinstance(error, json.JSONDecodeError):
+        return (
+            f"{_UNREADABLE_JSON_LINE}: {error.colno}번째 글자 근처에서 문법이 어긋납니다"
+            " (따옴표, 쉼표, 중괄호를 확인해 주세요)."
+        )
+    return f"{_UNREADABLE_JSON_LINE}: 괄호가 너무 깊게 겹쳐 있습니다."
+
+
+def is_whole_line_problem(message: str) -> bool:
+    """Whether an import error concerns a JSONL line as a whole rather than one of its fields."""
+    return message in (UNREADABLE_UTF8_LINE, NOT_AN_OBJECT_LINE) or message.startswith(_UNREADABLE_JSON_LINE)
 
 
 def may_hold_unencodable(json_text: str) -> bool:

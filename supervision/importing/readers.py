@@ -8,7 +8,13 @@ from pathlib import Path
 
 from django.conf import settings
 
-from supervision.rules import first_unencodable, may_hold_unencodable
+from supervision.rules import (
+    NOT_AN_OBJECT_LINE,
+    UNREADABLE_UTF8_LINE,
+    first_unencodable,
+    may_hold_unencodable,
+    unreadable_json_problem,
+)
 
 
 class FileRejected(Exception):
@@ -43,15 +49,15 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict | RowProblem]]:
             try:
                 line = raw_line.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError:
-                yield number, RowProblem("utterance_id", "UTF-8로 읽을 수 없는 줄입니다.")
+                yield number, RowProblem("utterance_id", UNREADABLE_UTF8_LINE)
                 continue
             try:
                 value = json.loads(line)
             except (json.JSONDecodeError, RecursionError) as exc:
-                yield number, RowProblem("utterance_id", f"JSON으로 읽을 수 없는 줄입니다({exc.__class__.__name__}).")
+                yield number, RowProblem("utterance_id", unreadable_json_problem(exc))
                 continue
             if not isinstance(value, dict):
-                yield number, RowProblem("utterance_id", "줄마다 JSON 객체 하나가 있어야 합니다.")
+                yield number, RowProblem("utterance_id", NOT_AN_OBJECT_LINE)
                 continue
             if may_hold_unencodable(line) and (unencodable := _first_unencodable_field(value)):
                 yield number, RowProblem(*unencodable)

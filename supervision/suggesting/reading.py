@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from supervision.rules import unencodable_problem
+from supervision.rules import UNREADABLE_UTF8_LINE, unencodable_problem, unreadable_json_problem
 from taxonomy import catalogue
 
 from .engine.corpus import session_of
@@ -79,10 +79,10 @@ def read_input(data: bytes, turns_before: int = 1) -> InputTurns:
         try:
             value = json.loads(raw_line.decode("utf-8-sig" if number == 1 else "utf-8"))
         except UnicodeDecodeError:
-            result.errors.append((number, "utterance_id", "UTF-8로 읽을 수 없는 줄입니다."))
+            result.errors.append((number, "utterance_id", UNREADABLE_UTF8_LINE))
             continue
         except (json.JSONDecodeError, RecursionError) as exc:
-            result.errors.append((number, "utterance_id", f"JSON으로 읽을 수 없는 줄입니다({exc.__class__.__name__})."))
+            result.errors.append((number, "utterance_id", unreadable_json_problem(exc)))
             continue
         if isinstance(value, dict) and "turns" in value:
             window_id = value.get("window_id")

@@ -1,6 +1,7 @@
 """The admin import screens end to end: upload → preview (errors or counts) → confirm; template; export action."""
 
 import io
+import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -10,7 +11,7 @@ from openpyxl import load_workbook
 from supervision.importing.models import ImportJob
 from supervision.importing.tests.sheets import ENGLISH_HEADER, KOREAN_HEADER, session_rows, write_xlsx
 from supervision.models import Session, Turn
-from supervision.testing import PASSWORD
+from supervision.testing import PASSWORD, golden_session
 from taxonomy import catalogue
 
 pytestmark = pytest.mark.django_db
@@ -46,6 +47,22 @@ def test_staff_previews_errors_by_row_and_column_and_nothing_is_written(staff_cl
     assert "확인하고 가져오기" not in html
     assert staff_client.post(response["Location"]).status_code == 302  # confirming a bad file is refused …
     assert not Session.objects.filter(code="ADM1").exists()  # … and nothing was written
+
+
+def test_a_broken_jsonl_line_is_shown_as_the_whole_line_with_where_to_look(staff_client, cast):
+    lines = [json.dumps(line, ensure_ascii=False) for line in golden_session("ADMJ", 3)]
+    lines[1] = lines[1][:40] + lines[1][41:]  # a character of the second line dropped
+    upload = SimpleUploadedFile("broken.jsonl", ("\n".join(lines) + "\n").encode())
+    response = staff_client.post(IMPORT_URL, {"file": upload, "trainee": "trainee_a"})
+
+    page = staff_client.get(response["Location"])
+    [error] = [e for e in page.context["errors"] if e["row"] == 2]
+    assert error["column"] == "utterance_id"  # the CLI's and the API's column (CONTRACT §2)
+    assert error["message"].startswith("JSON으로 읽을 수 없는 줄입니다: ") and "번째 글자 근처" in error["message"]
+    row = page.content.decode().split('id="import-errors"', 1)[1].split("</table>", 1)[0]
+    line = row.split("<tr><td>2</td>", 1)[1].split("</tr>", 1)[0]
+    assert "<td>줄 전체</td>" in line and "utterance_id" not in line and "Error" not in line
+    assert not Session.objects.filter(code="ADMJ").exists()
 
 
 def test_staff_previews_counts_then_confirms_and_everything_is_written(staff_client, cast, tmp_path):
