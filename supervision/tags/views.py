@@ -63,7 +63,7 @@ def tag_declare(request):
         else:
             messages.success(
                 request,
-                "기록했습니다. 서로 다른 두 회기에서 확인되면 '두 관점' 목록에 나타납니다."
+                "기록했습니다. 「두 관점」의 「내가 밝힌 초점」에 관찰로 보입니다. 서로 다른 두 회기에서 확인되면 가설이 됩니다."
                 if done.created
                 else "이미 같은 내용이 기록되어 있습니다.",
             )
@@ -71,7 +71,7 @@ def tag_declare(request):
         for name, errors in form.errors.items():
             label = form.fields[name].label if name in form.fields else "입력"
             for error in errors:
-                messages.error(request, f"{label}({name}): {error}")
+                messages.error(request, f"{label}: {error}")  # the field's Korean name only: a trainee's page
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()

@@ -62,6 +62,10 @@ def test_it_lets_a_trainee_declare_a_focus(client, cast, sessions):
     piece = TagEvidence.objects.get()
     assert piece.trainee_tag.trainee == cast.trainee_a and piece.trainee_tag.source == "declared"
     assert piece.origin == "trainee" and piece.recorded_by == cast.trainee_a
+    page = client.get(PAGE).content.decode()
+    # said once, and true at once: the focus is listed under 「내가 밝힌 초점」 as an observation
+    assert page.count("기록했습니다. 「두 관점」의 「내가 밝힌 초점」에 관찰로 보입니다.") == 1
+    assert "탐색 질문을 늘리겠다" in page.split("내가 밝힌 초점", 1)[1]
     client.post(DECLARE, {"tag": "prioritizes_exploratory", "event": "다시", "session": sessions[0].pk})
     client.post(DECLARE, {"tag": "prioritizes_exploratory", "event": "또", "session": sessions[1].pk})
     assert TraineeTag.objects.get().status == Status.HYPOTHESIS
@@ -99,8 +103,9 @@ def test_it_refuses_a_declaration_it_should_not_record(client, cast):
     assert TagEvidence.objects.filter(trainee_tag__tag="prioritizes_relational", event="x").count() == 1
     assert TagEvidence.objects.count() == 1
     messages = client.get(PAGE).content.decode()
-    assert "(tag)" in messages and "(session)" in messages
-    assert "빈 선언은 기록하지 않습니다" in messages
+    assert "집중하려는 점: " in messages and "관련 회기(선택): " in messages
+    assert "(tag)" not in messages and "(event)" not in messages  # the form's field names are not the trainee's words
+    assert messages.count("빈 선언은 기록하지 않습니다") == 1  # shown once (base.html), not again under the heading
     client.force_login(cast.supervisor_a)
     assert client.post(DECLARE, {"tag": "prioritizes_relational", "event": "y"}).status_code == 403
 
