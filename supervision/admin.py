@@ -378,7 +378,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
     def turn_count(self, obj):
         return obj.turn_count
 
-    @admin.display(description=_("논평 수"), ordering="critique_count")
+    @admin.display(description=_("논평(critique) 수"), ordering="critique_count")
     def critique_count(self, obj):
         return obj.critique_count
 

@@ -157,3 +157,12 @@ def test_a_trainee_reply_with_a_nul_is_refused_and_nothing_is_stored(client, cas
 def test_every_registered_model_is_in_the_fuzz(cast, world):
     assert len([u for u in _pages(cast, world) if u.startswith("/admin/") and u.endswith("/change/")]) >= 10
     assert apps.get_model("supervision", "Session") in admin.site._registry
+
+
+@pytest.mark.parametrize("who", ["supervisor_a", "staff"])
+def test_every_admin_page_links_to_the_feedback_pages_the_user_can_open(client, cast, who):
+    # Django's 「사이트 보기」 went to /, which sends staff users straight back to the admin.
+    client.force_login(getattr(cast, who))
+    page = client.get("/admin/").content.decode()
+    assert '<a href="/feedback/">수련생 피드백</a>' in page and "사이트 보기" not in page
+    assert client.get("/feedback/").status_code == 200
