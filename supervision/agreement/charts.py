@@ -62,7 +62,8 @@ def f1_bars_svg(labels: Mapping[str, Mapping], axis: str, *, ident: str, compact
         # The names are right-aligned against the bars: the column is as wide as the longest one needs
         # ("부정적 자기인식 (negative_self_perception)" was cut at the picture's left edge).
         left = max(250, round(max(label_width(name, 12) for name in names)) + 12)
-        width, row_h, name_h = 620, 22, 0
+        # 560: the whole picture (about 855 wide) fits a 1280-px admin page beside its menu at 100 %
+        width, row_h, name_h = 560, 22, 0
     height = 30 + row_h * len(rows)
     body = [
         f'<text x="{left}" y="14" font-size="11" fill="#555" {_FONT}>F1 0</text>',

@@ -193,6 +193,23 @@ def test_the_audit_chart_is_on_the_admin_session_page(page_as_supervisor, sessio
         assert link.get_attribute("href") == f"/feedback/sessions/{session.pk}/"
 
 
+def test_the_audits_own_page_draws_its_chart_at_a_readable_size(page_as_supervisor, session, live_server):
+    # In its read-only field the chart had no width of its own and shrank to 0.7 (8 px text) on a laptop.
+    audit = session.trajectory_audits.order_by("window_index").first()
+    for viewport in (LAPTOP, {"width": 1366, "height": 900}, PHONE):
+        page = page_as_supervisor(viewport)
+        page.goto(f"{live_server.url}/admin/trajectory/trajectoryaudit/{audit.pk}/change/")
+        smallest = page.evaluate(
+            """() => Math.min(...Array.from(document.querySelectorAll("svg.chart"))
+                .filter((svg) => svg.getBoundingClientRect().width > 0)
+                .flatMap((svg) => Array.from(svg.querySelectorAll("text"), (t) =>
+                    parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width
+                    / svg.viewBox.baseVal.width)))"""
+        )
+        assert 11 <= smallest < 99, (viewport, smallest)
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"] + 1
+
+
 def test_lists_of_turns_and_comments_read_on_a_phone(page_as_supervisor, session, live_server):
     SupervisorComment.objects.create(
         turn=session.turns.get(seq=2),

@@ -50,6 +50,8 @@ def test_a_supervisor_reads_the_report_and_adjudicates(browser, live_server, cas
     # two F1 bars, two heat maps, the trend of two versions; a heat map is drawn at its own size
     assert len(drawn_scales(page)) == 5
     assert all(scale == 1.0 for ident, scale in drawn_scales(page).items() if ident.startswith("cm-"))
+    # the F1 bars fit a 1280-px page beside the admin's menu without shrinking (they were at 0.98: 10.7 px text)
+    assert all(scale >= 1.0 for ident, scale in drawn_scales(page).items() if ident.startswith("f1-"))
     page.screenshot(path=SHOTS / "agreement-report-laptop.png", full_page=True)
     page.set_viewport_size(PHONE)
     # on a phone the bars and the trend are drawn for its width: their text keeps its size
@@ -137,4 +139,8 @@ def test_a_wide_heat_map_keeps_its_size_on_a_phone_and_scrolls_in_its_box(
     box = page.get_by_role("region", name="대화행위 혼동 행렬 (좁은 화면에서는 옆으로 밀어 봅니다)")
     assert box.evaluate("(el) => el.scrollWidth > el.clientWidth")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+    # on a laptop too: beside the stage matrix it was squeezed to 0.66 (7 px text)
+    page.set_viewport_size(LAPTOP)
+    laptop = drawn_scales(page)
+    assert laptop["cm-dialog_act"] == 1.0
     context.close()
