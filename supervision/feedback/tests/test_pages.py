@@ -188,7 +188,9 @@ def test_it_counts_new_comments_among_the_comments_and_marks_them_all_read(clien
     page = log_in(client, cast.trainee_a).get("/feedback/").content.decode()
     shown = SupervisorComment.objects.filter(turn__session=sessions["a"], is_suggestion=False).count()
     row = page.split("PAGE_A1", 1)[1].split("</tr>", 1)[0]
-    assert f'<td data-label="논평·근거">{shown}</td>' in row and f"새 논평 {shown}" in row  # the same comments, all unread
+    assert (
+        f'<td data-label="논평·근거">{shown}</td>' in row and f"새 논평 {shown}" in row
+    )  # the same comments, all unread
     assert "모두 읽음" in page
     response = client.post("/feedback/comments/read-all/")
     assert response.status_code == 302 and response["Location"] == "/feedback/"
