@@ -142,13 +142,14 @@ def _versions(trainee_id: int) -> str | None:
 
 @lru_cache(maxsize=1)
 def _release() -> str:
-    """This deploy's pages: the static files it serves (the hashed names in a page change with them) and our
-    own templates. A deploy that changes only a template would otherwise serve the pages kept before it, for
-    up to ``PAGE_CACHE_SECONDS``, and during a rolling restart old processes would keep writing them."""
+    """This deploy's pages: the static files it serves (the hashed names in a page change with them), our own
+    templates and our own Python code (the charts and the sentences on a page are drawn in code). A deploy that
+    changes only a template or a chart would otherwise serve the pages kept before it, for up to
+    ``PAGE_CACHE_SECONDS``, and during a rolling restart old processes would keep writing them."""
     digest = hashlib.sha256()
     with contextlib.suppress(OSError):  # no collectstatic (DEBUG, tests): the templates alone
         digest.update((Path(settings.STATIC_ROOT) / "staticfiles.json").read_bytes())
-    for path in _own_templates():
+    for path in _own_templates() + _own_code():
         digest.update(str(path).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -166,6 +167,20 @@ def _own_templates() -> list[Path]:
         if folder.is_relative_to(base) and not folder.is_relative_to(environment)
     }
     return sorted(path for folder in own for path in folder.rglob("*.html") if path.is_file())
+
+
+def _own_code() -> list[Path]:
+    """The Python files of the project's own apps (not of installed libraries, not their tests), in a fixed
+    order; read once per process."""
+    base, environment = Path(settings.BASE_DIR).resolve(), Path(sys.prefix).resolve()
+    roots = {
+        root
+        for root in (Path(config.path).resolve() for config in apps.get_app_configs())
+        if root.is_relative_to(base) and not root.is_relative_to(environment)
+    }
+    return sorted(
+        {path for root in roots for path in root.rglob("*.py") if path.is_file() and "tests" not in path.parts}
+    )
 
 
 def _key(viewer, trainee_id: int, versions: str, parts: Iterable[object]) -> str:

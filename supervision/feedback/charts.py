@@ -155,22 +155,27 @@ def _rq_scale(ratio: float | None, left: int, bar_w: int, top: int, zone_font: i
         (figures.MITI_GOOD, RQ_SCALE_MAX, "#dff5ea", figures.RQ_BAND_SHORT_KO[figures.GOOD]),
     )
     parts = [f'<text x="{left - 10}" y="{top + 16}" text-anchor="end" fill="#1f2430">반영:질문</text>']
-    for low, high, fill, name in zones:
+    for low, high, fill, _name in zones:
         parts.append(f'<rect x="{x(low):.1f}" y="{top}" width="{x(high) - x(low):.1f}" height="22" fill="{fill}"/>')
+    mx = x(ratio) if ratio is not None else None
+    if mx is not None:  # under the zones' names: the marker crossed 「기준 미달」 when it stood on it
+        parts.append(
+            f'<line x1="{mx:.1f}" y1="{top}" x2="{mx:.1f}" y2="{top + 22}" stroke="#1f2430" stroke-width="2"/>'
+        )
+    for low, high, fill, name in zones:
+        # a halo of the zone's own colour keeps the name legible where the marker passes behind it
         parts.append(
             f'<text x="{(x(low) + x(high)) / 2:.1f}" y="{top + 15}" text-anchor="middle" fill="#2f3645" '
-            f'font-size="{zone_font}">{name}</text>'
+            f'font-size="{zone_font}" stroke="{fill}" stroke-width="4" paint-order="stroke">{name}</text>'
         )
     for tick in (0.0, figures.MITI_FAIR, figures.MITI_GOOD, RQ_SCALE_MAX):
         label = f"{tick:g}:1" + ("+" if tick == RQ_SCALE_MAX else "")
         parts.append(f'<text x="{x(tick):.1f}" y="{top + 38}" text-anchor="middle" fill="#5a6272">{label}</text>')
-    if ratio is None:
+    if mx is None:
         parts.append(f'<text x="{left + bar_w + 10}" y="{top + 16}" fill="#5a6272">자료 없음</text>')
     else:
-        mx = x(ratio)
         parts.append(
             f'<path d="M{mx:.1f},{top - 2} l-6,-9 h12 z" fill="#1f2430"><title>{escape(_rq_sentence(ratio))}</title></path>'
-            f'<line x1="{mx:.1f}" y1="{top}" x2="{mx:.1f}" y2="{top + 22}" stroke="#1f2430" stroke-width="2"/>'
             f'<text x="{left + bar_w + 10}" y="{top + 16}" fill="#1f2430">{ratio:.2f}:1</text>'
         )
     return "".join(parts)

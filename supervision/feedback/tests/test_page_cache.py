@@ -297,3 +297,15 @@ def test_the_release_reads_our_templates_only():
     files = pagecache._own_templates()
     assert any(path.name == "dashboard.html" for path in files)
     assert not any(path.is_relative_to(Path(sys.prefix).resolve()) for path in files)  # Django's admin etc.
+
+
+def test_the_release_reads_our_own_code_that_draws_pages_and_not_tests_or_libraries():
+    # A deploy that changed only a chart (supervision/feedback/charts.py) served the kept, old drawing.
+    import sys
+    from pathlib import Path
+
+    files = pagecache._own_code()
+    names = {path.relative_to(Path(pagecache.settings.BASE_DIR).resolve()).as_posix() for path in files}
+    assert {"supervision/feedback/charts.py", "supervision/trajectory/display.py"} <= names
+    assert not any("tests" in path.parts for path in files)
+    assert not any(path.is_relative_to(Path(sys.prefix).resolve()) for path in files)
