@@ -136,7 +136,7 @@ class CommentResource(PortalModelResource):
         "session": "회기",
         "trainee": "수련생",
         "utterance_id": "발화 ID",
-        "dimension": "이탈 차원",
+        "dimension": "평가 차원",
         "expected": "권장 기법",
         "actual": "실제 기법",
         "severity": "심각도",

@@ -154,7 +154,7 @@ class TagContradiction(_TagRecord):
         ]
 
     def __str__(self) -> str:
-        return f"[{self.severity}] {self.event[:60]}"
+        return f"{self.get_severity_display()} · {self.event[:60]}"
 
 
 class TagTransition(models.Model):
@@ -194,7 +194,8 @@ class TagTransition(models.Model):
         verbose_name_plural = _("상태 전이")
 
     def __str__(self) -> str:
-        return f"{self.from_status or '∅'} → {self.to_status}"
+        before = self.get_from_status_display() if self.from_status else "처음"
+        return f"{before} → {self.get_to_status_display()}"
 
 
 class FedSession(models.Model):

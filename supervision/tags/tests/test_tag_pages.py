@@ -231,3 +231,15 @@ def test_it_lists_tags_in_the_admin_in_a_constant_number_of_queries(client, cast
         assert page.status_code == 200 and page.context["cl"].result_count == size
         counts.append(len(queries))
     assert counts[0] == counts[1]
+
+
+def test_the_admin_names_contradictions_and_transitions_in_korean():
+    # The tag's inline rows are headed by these: "[low] …" and "∅ → observation" read as leftover English.
+    from supervision.tags.models import ContradictionSeverity, TagContradiction, TagTransition
+
+    contradiction = TagContradiction(severity=ContradictionSeverity.LOW, event="탐색 기법 비율이 목표 범위 안이었음")
+    assert str(contradiction) == "낮음 (low) · 탐색 기법 비율이 목표 범위 안이었음"
+    assert str(TagTransition(from_status="", to_status=Status.OBSERVATION)) == "처음 → 관찰 (observation)"
+    assert str(TagTransition(from_status=Status.OBSERVATION, to_status=Status.HYPOTHESIS)) == (
+        "관찰 (observation) → 가설 (hypothesis)"
+    )
