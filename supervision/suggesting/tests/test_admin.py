@@ -121,6 +121,11 @@ def test_the_list_filter_finds_sessions_with_only_suggestions(client, unlabelled
     page = _login(client, "supervisor_a").get(url).content.decode()
     assert "라벨 없음 — AI 추정만" in page
     assert "ADS1" in page and "ADS2" not in page
+    note = page.split('id="suggested-only-note"', 1)[1].split("</p>", 1)[0]
+    assert "AI 추정 라벨만 있는 회기입니다" in note and "지금은 그런 회기가 없습니다" not in note
+    # another supervisor's trainees: an empty list that says what it looks for, not a bare 「0 회기」
+    page = _login(client, "supervisor_b").get(url).content.decode()
+    assert "ADS1" not in page and "지금은 그런 회기가 없습니다" in page
 
 
 def test_the_transcripts_queries_do_not_grow_with_its_turns(client, cast, tmp_path):
