@@ -76,7 +76,21 @@ class WrittenElsewhereMixin:
         return False
 
 
-class RoleScopedAdmin(admin.ModelAdmin):
+class SavedTitleAdmin(admin.ModelAdmin):
+    """A change form refused by its validation is headed by the object as saved: Django builds the heading and
+    breadcrumb from the instance the form has already filled in, so a refused band read "탐색 0.6–0.1" while
+    the stored one was still 0.200–0.400."""
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        form = context.get("adminform").form if context.get("adminform") else None
+        if change and obj is not None and obj.pk and form is not None and form.errors:
+            saved = type(obj)._default_manager.filter(pk=obj.pk).first()
+            if saved is not None:
+                context.update(original=saved, subtitle=str(saved))
+        return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
+
+
+class RoleScopedAdmin(SavedTitleAdmin):
     """Limits rows to the trainees the user may see; ``trainee_path`` leads from the row to the trainee."""
 
     trainee_path = "trainee"

@@ -1,5 +1,6 @@
 """Admin of the review gauge: target bands (admins edit), snapshots at a glance, AI suggestions to review."""
 
+from django import forms
 from django.contrib import admin, messages
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -9,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from portal.queue import QueueUnavailable
 from portal.tabular import PortalExportMixin
 from supervision import presentation
-from supervision.admin import RoleScopedAdmin, trainee_list_filter
+from supervision.admin import RoleScopedAdmin, SavedTitleAdmin, trainee_list_filter
 from supervision.feedback import charts
 from supervision.gauge import figures
 from supervision.gauge.models import GaugeSnapshot, SuggestedComment, TargetBand
@@ -43,11 +44,39 @@ def _deviation_value(key: str, value):
     return value
 
 
+class TargetBandForm(forms.ModelForm):
+    """A band's two shares, each checked as a share (0–1) first: the decimal field alone answered 150 with
+    "전체 유효자리 개수가 1 개를 넘지 않도록…", and -5 with nothing of its own."""
+
+    low = forms.DecimalField(label=_("하한 비율"))
+    high = forms.DecimalField(label=_("상한 비율"))
+
+    class Meta:
+        model = TargetBand
+        fields = ("low", "high", "rationale")
+
+    def _share(self, name: str):
+        value = self.cleaned_data[name]
+        if not 0 <= value <= 1:
+            raise forms.ValidationError(_("0에서 1 사이의 비율로 적어 주세요(예: 0.25 = 25 %)."))
+        return value
+
+    def clean_low(self):
+        return self._share("low")
+
+    def clean_high(self):
+        return self._share("high")
+
+
 @admin.register(TargetBand)
-class TargetBandAdmin(admin.ModelAdmin):
+class TargetBandAdmin(SavedTitleAdmin):
+    form = TargetBandForm
     list_display = ("category", "low", "high", "rationale", "updated_at")
     list_editable = ("low", "high")
     readonly_fields = ("updated_at",)
+
+    def get_changelist_form(self, request, **kwargs):
+        return TargetBandForm
 
     def has_add_permission(self, request):
         return False  # one row per catalogue category, seeded by migration 0002

@@ -36,6 +36,7 @@ class TargetBand(models.Model):
             models.CheckConstraint(
                 condition=models.Q(low__gte=0) & models.Q(high__lte=1) & models.Q(low__lte=models.F("high")),
                 name="target_band_ordered_within_0_1",
+                violation_error_message=_("하한이 상한보다 큽니다. 0 ≤ 하한 ≤ 상한 ≤ 1이 되게 적어 주세요."),
             ),
             models.CheckConstraint(
                 condition=models.Q(category__in=catalogue.CATEGORY_CODES), name="target_band_category_valid"

@@ -79,8 +79,27 @@ def test_an_admin_edits_a_band_and_a_reversed_band_is_refused(fixture_sessions, 
     url = reverse("admin:gauge_targetband_change", args=[band.pk])
     refused = admin_client.post(url, {"category": "STRUCTURING", "low": "0.5", "high": "0.1", "rationale": ""})
     assert refused.status_code == 200
+    page = refused.content.decode()
+    assert "하한이 상한보다 큽니다" in page and "target_band_ordered_within_0_1" not in page
+    # headed by the band as stored, not by the refused figures
+    assert "0.030–0.150" in page.split("<title>", 1)[1].split("</title>", 1)[0] and "0.5–0.1" not in page
     band.refresh_from_db()
     assert str(band.low) == "0.030"
+    for low, high in (("-5", "0.2"), ("0.05", "150")):
+        page = admin_client.post(url, {"low": low, "high": high, "rationale": ""}).content.decode()
+        assert "0에서 1 사이의 비율로 적어 주세요" in page and "유효자리" not in page, (low, high)
     admin_client.post(url, {"category": "STRUCTURING", "low": "0.05", "high": "0.2", "rationale": "조정"})
     band.refresh_from_db()
     assert (str(band.low), str(band.high)) == ("0.050", "0.200")
+
+
+def test_the_band_list_refuses_a_reversed_or_out_of_range_row_in_korean(fixture_sessions, admin_client):
+    bands = list(TargetBand.objects.order_by("category"))
+    data = {"form-TOTAL_FORMS": len(bands), "form-INITIAL_FORMS": len(bands), "_save": "저장"}
+    for i, band in enumerate(bands):
+        data.update({f"form-{i}-id": band.pk, f"form-{i}-low": band.low, f"form-{i}-high": band.high})
+    data.update({"form-0-low": "0.8", "form-0-high": "0.2", "form-1-high": "60"})
+    page = admin_client.post(reverse("admin:gauge_targetband_changelist"), data).content.decode()
+    assert "하한이 상한보다 큽니다" in page and "0에서 1 사이의 비율로 적어 주세요" in page
+    assert "target_band_ordered_within_0_1" not in page and "유효자리" not in page
+    assert [(b.low, b.high) for b in TargetBand.objects.order_by("category")] == [(b.low, b.high) for b in bands]
