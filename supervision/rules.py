@@ -195,8 +195,11 @@ _UNREADABLE_JSON_LINE = "JSON으로 읽을 수 없는 줄입니다"
 def unreadable_json_problem(error: Exception) -> str:
     """Why a JSONL line could not be read, in Korean and with where to look (not the parser's class name)."""
     if isinstance(error, json.JSONDecodeError):
+        written = error.doc.rstrip()  # the line's own text: its newline made a cut-off line's error "line 2, column 1"
+        if error.pos >= len(written):
+            return f"{_UNREADABLE_JSON_LINE}: 줄이 끝났는데 객체가 닫히지 않았습니다 (빠진 }}, ] 또는 따옴표를 확인해 주세요)."
         return (
-            f"{_UNREADABLE_JSON_LINE}: {error.colno}번째 글자 근처에서 문법이 어긋납니다"
+            f"{_UNREADABLE_JSON_LINE}: {error.pos + 1}번째 글자 근처에서 문법이 어긋납니다"
             " (따옴표, 쉼표, 중괄호를 확인해 주세요)."
         )
     return f"{_UNREADABLE_JSON_LINE}: 괄호가 너무 깊게 겹쳐 있습니다."

@@ -2,6 +2,8 @@ from django import template
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
+from supervision.rules import is_whole_line_problem
+
 register = template.Library()
 
 # diff-match-patch's ``diff_prettyHtml`` (django-import-export's preview cells) colours changes with style
@@ -28,3 +30,9 @@ def diff_cell(html) -> str:
     for styled, classed in _DIFF_STYLES.items():
         text = text.replace(styled, classed)
     return mark_safe(text)  # escaped above, or by diff_prettyHtml
+
+
+@register.filter
+def whole_line(message: str) -> bool:
+    """Whether an upload's error concerns a JSONL line as a whole (shown against 「줄 전체」, not a field)."""
+    return is_whole_line_problem(str(message))

@@ -91,6 +91,20 @@ def test_only_staff_upload_and_a_bad_file_lists_every_error_and_saves_nothing(ha
     assert PersonaRun.objects.count() == 0 and Turn.objects.count() == turns
 
 
+def test_a_cut_off_line_is_the_whole_lines_error_and_says_it_was_not_closed(hand_made, cast):
+    import json
+
+    lines = persona_lines("PU05", [("K", ["defensive"]), ("C", ["empathy"]), ("K", ["defense_loosening"])])
+    cut = json.dumps(lines[1], ensure_ascii=False)[:-1]  # the closing brace lost, then the next line
+    response = client_for(cast.staff).post(
+        UPLOAD, {"file": persona_upload([lines[0], cut, lines[2]]), "rater": "p", "by": "category", "min_support": 1}
+    )
+    row = response.content.decode().split("<tr><td>2</td>", 1)[1].split("</tr>", 1)[0]
+    assert "<td>줄 전체</td>" in row and "줄이 끝났는데 객체가 닫히지 않았습니다" in row
+    assert "1번째 글자" not in row and "<code>" not in row
+    assert PersonaRun.objects.count() == 0
+
+
 def test_staff_upload_a_persona_file_and_land_on_its_page(hand_made, cast):
     lines = persona_lines("PU02", [("K", ["defensive"]), ("C", ["empathy"]), ("K", ["defense_loosening"])])
     response = client_for(cast.staff).post(
