@@ -183,6 +183,11 @@ class AnnotationRunAdmin(admin.ModelAdmin):
 
     def _preview(self, request, upload: RunUpload, status: int = 200):
         run_file = _read_upload(upload)
+        figures = (
+            services.score_ratings(run_file.ratings, run_file.session_ids, rater=upload.rater, turns=run_file.turns)
+            if run_file.ok
+            else None
+        )
         context = self._context(
             request,
             _("미리보기: %(name)s") % {"name": upload.file_name},
@@ -190,11 +195,9 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             errors=run_file.errors[:SHOWN_ERRORS],
             error_total=len(run_file.errors),
             coverage=_coverage(run_file) if run_file.ok else None,
-            figures=services.score_ratings(
-                run_file.ratings, run_file.session_ids, rater=upload.rater, turns=run_file.turns
-            )
-            if run_file.ok
-            else None,
+            figures=figures,
+            # each axis by its Korean name with the code, as the report names them
+            axis_rows=[(AXIS_KO[axis], axis, f) for axis, f in figures["axes"].items()] if figures else [],
         )
         return TemplateResponse(request, "admin/agreement/preview.html", context, status=status)
 
@@ -297,7 +300,7 @@ class AnnotationRunAdmin(admin.ModelAdmin):
             if len(trend) > 1
             else "",
             alpha=[(AXIS_KO[axis], value) for axis, value in alpha["axes"].items()],
-            alpha_sources=alpha["sources"],
+            alpha_sources=["골든 세트" if source == "golden" else source for source in alpha["sources"]],
             scoped=not sees_everything(request.user),
         )
         return TemplateResponse(request, "admin/agreement/report.html", context)
@@ -436,12 +439,49 @@ def queue_anchor(axis: str, label: str) -> str:
     return f"q-{axis}-{label}"
 
 
+def _answer(axis: str, value: str) -> str:
+    """One side's answer in a decision: 있음/없음 for a label, the stage or act (Korean name, code) otherwise."""
+    return PRESENCE_KO.get(value) or charts.label_named(axis, value)
+
+
 @admin.register(AdjudicationDecision)
 class AdjudicationDecisionAdmin(admin.ModelAdmin):
-    list_display = ("run", "turn", "axis", "label", "golden", "rater", "outcome", "decided_by", "decided_at")
+    # In Korean as the queue shows them: the run and the turn by name, a label with its Korean name, a side's
+    # answer as 있음/없음 (or the stage or act it gave), not "Run", "present", "empathy".
+    list_display = (
+        "run_display",
+        "turn_display",
+        "axis",
+        "label_display",
+        "golden_display",
+        "rater_display",
+        "outcome",
+        "decided_by",
+        "decided_at",
+    )
     list_filter = ("outcome", "axis")
     list_select_related = ("run", "turn", "decided_by")
     readonly_fields = (*list_display, "note")
+
+    @admin.display(description=_("실행"), ordering="run")
+    def run_display(self, obj):
+        return str(obj.run)
+
+    @admin.display(description=_("발화"), ordering="turn__utterance_id")
+    def turn_display(self, obj):
+        return obj.turn.utterance_id
+
+    @admin.display(description=_("라벨"), ordering="label")
+    def label_display(self, obj):
+        return charts.label_named(obj.axis, obj.label)
+
+    @admin.display(description=_("골든"))
+    def golden_display(self, obj):
+        return _answer(obj.axis, obj.golden)
+
+    @admin.display(description=_("평가자"))
+    def rater_display(self, obj):
+        return _answer(obj.axis, obj.rater)
 
     def get_queryset(self, request):
         return super().get_queryset(request).filter(pk__in=selectors.decisions_visible(request.user).values("pk"))

@@ -104,7 +104,11 @@ def confusion_svg(confusion: Mapping[str, Mapping[str, int]], axis: str, *, iden
     )
     if not classes:
         return ""
-    cell, left, top = 44, 110, 90
+    # Korean names with the code beside them, as the queue and the tables name them (a dialog act was its bare
+    # code); the margins grow with the longest name (the column names are turned 45°).
+    names = {c: label_named(axis, c) for c in classes}
+    longest = max(label_width(name, 11) for name in names.values())
+    cell, left, top = 44, max(110, round(longest) + 12), max(90, round(longest * 0.72) + 24)
     size = len(classes)
     peak = max((n for row in confusion.values() for n in row.values()), default=1) or 1
     body = [
@@ -115,12 +119,12 @@ def confusion_svg(confusion: Mapping[str, Mapping[str, int]], axis: str, *, iden
         x = left + j * cell + cell / 2
         body.append(
             f'<text x="{x}" y="{top - 8}" font-size="11" text-anchor="start" '
-            f'transform="rotate(-45 {x} {top - 8})" {_FONT}>{escape(name)}</text>'
+            f'transform="rotate(-45 {x} {top - 8})" {_FONT}>{escape(names[name])}</text>'
         )
     for i, ref in enumerate(classes):
         y = top + i * cell
         body.append(
-            f'<text x="{left - 6}" y="{y + cell / 2 + 4}" font-size="11" text-anchor="end" {_FONT}>{escape(ref)}</text>'
+            f'<text x="{left - 6}" y="{y + cell / 2 + 4}" font-size="11" text-anchor="end" {_FONT}>{escape(names[ref])}</text>'
         )
         for j, rat in enumerate(classes):
             n = int(confusion.get(ref, {}).get(rat, 0))
@@ -143,7 +147,7 @@ def confusion_svg(confusion: Mapping[str, Mapping[str, int]], axis: str, *, iden
     # Drawn at its own size (a two-class matrix is not blown up to the width of a sixteen-class one). Not with
     # a style attribute: the Content-Security-Policy drops those, and did drop this one.
     return _svg(
-        left + size * cell + 20,
+        round(left + (size - 0.5) * cell + max(longest * 0.72 + 8, cell / 2 + 20)),  # the last column's name too
         top + size * cell + 10,
         "혼동 행렬 (골든 → 평가자)",
         f"{size}개 클래스, 불일치 {off}건",

@@ -57,6 +57,7 @@ def test_it_previews_the_coverage_then_saves_the_run(cast, golden):
     client = client_for(cast.staff)
     page = upload(client, jsonl(run_lines("AG01"))).content.decode()
     assert "발화 6개 · 회기 1개" in page and "확인하고 저장" in page
+    assert "<td>기법 <code>techniques</code></td>" in page and "<td>대화행위 <code>dialog_act</code></td>" in page
     assert not AnnotationRun.objects.exists()
     pending = RunUpload.objects.get()
     response = client.post(f"/admin/agreement/annotationrun/upload/{pending.pk}/")
@@ -127,6 +128,11 @@ def test_a_supervisor_adjudicates_from_the_queue(cast, run):
     assert "7건" in client.get(url).content.decode()
     client.post(url, {**decision, "outcome": "kept"})  # a second decision on the same difference
     assert AdjudicationDecision.objects.count() == 1
+    # the decision list says it in Korean: the turn by its id, the label by its name, each side 있음/없음
+    listed = client.get("/admin/agreement/adjudicationdecision/").content.decode()
+    row = listed.split("<tbody>", 1)[1].split("</tr>", 1)[0]
+    assert "AG01-C-002" in row and "탐색 (exploration)" in row and "없음" in row and "있음" in row
+    assert "present" not in row and "absent" not in row and ">Run<" not in listed and ">Turn<" not in listed
 
 
 def test_a_long_queue_comes_in_pages_and_a_decision_keeps_its_page(cast, run, monkeypatch):

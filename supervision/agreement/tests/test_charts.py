@@ -1,26 +1,20 @@
-"""The report's F1 bars as SVG: every label's name is inside the picture."""
+"""The report's heat map names what it counts in Korean, with the code, and leaves room for the names."""
 
-import xml.etree.ElementTree as ET
+import re
 
-from supervision.agreement import charts
-from supervision.feedback.charts import label_width
-
-SVG = "{http://www.w3.org/2000/svg}"
+from supervision.agreement.charts import confusion_svg
 
 
-def test_the_longest_label_name_fits_left_of_the_bars():
-    labels = {
-        "negative_self_perception": {"f1": 0.4, "support": 3},
-        "consent_motivation_check": {"f1": 0.9, "support": 5},
-        "empathy": {"f1": 0.7, "support": 8},
-    }
-    axis_of = {"negative_self_perception": "client_states"}
-    for axis in ("client_states", "techniques"):
-        picked = {code: f for code, f in labels.items() if axis_of.get(code, "techniques") == axis}
-        root = ET.fromstring(charts.f1_bars_svg(picked, axis, ident="f1"))
-        names = [t for t in root.iter(f"{SVG}text") if t.get("text-anchor") == "end" and "(" in (t.text or "")]
-        names = [t for t in names if not t.text.startswith(("0.", "1."))]
-        assert {t.text for t in names} == {charts.label_name(axis, code) for code in picked}
-        for text in names:
-            # right-aligned at x: it starts label_width to the left of x, which must not be left of 0
-            assert float(text.get("x")) - label_width(text.text, 12) >= 0, text.text
+def test_a_dialog_act_heat_map_names_each_act_in_korean_with_its_code_and_fits_them():
+    confusion = {"inform": {"inform": 42, "question": 4}, "question": {"question": 5}, "none": {"none": 3}}
+    svg = confusion_svg(confusion, "dialog_act", ident="cm-dialog_act")
+    assert "일반 정보 제공 (inform)" in svg and "질문 (question)" in svg and "대화행위 없음 (none)" in svg
+    # the row names end at the matrix's left edge, which starts right of the longest of them
+    width = float(re.search(r'viewBox="0 0 ([0-9.]+) ', svg).group(1))
+    first_cell = min(float(x) for x in re.findall(r'<rect x="([0-9.]+)"', svg))
+    assert first_cell > 11 * len("긍정 추론 후보") and width > first_cell + 3 * 44
+
+
+def test_a_stage_heat_map_keeps_its_korean_names_as_they_are():
+    svg = confusion_svg({"라포": {"라포": 3}, "탐색": {"탐색": 2}}, "stage", ident="cm-stage")
+    assert ">라포</text>" in svg and ">탐색</text>" in svg
