@@ -224,6 +224,9 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "supervision.api.errors.korean_exception_handler",
+    # The browsable API's titles and descriptions in Korean (a view's title_ko), not class names and docstrings.
+    "VIEW_NAME_FUNCTION": "supervision.api.naming.view_name",
+    "VIEW_DESCRIPTION_FUNCTION": "supervision.api.naming.view_description",
     # Only scoped views are throttled; the token endpoint guards against password guessing.
     "DEFAULT_THROTTLE_RATES": {"auth_token": env_str("API_TOKEN_THROTTLE_RATE", "10/min")},
     # Proxies in front of the portal that append to X-Forwarded-For. 0: throttles key on the socket address
@@ -233,7 +236,7 @@ REST_FRAMEWORK = {
 API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 24, minimum=1)
 SPECTACULAR_SETTINGS = {
     "TITLE": "수련 감독 포털 API",
-    "DESCRIPTION": "Supervision portal for counselling training.",
+    "DESCRIPTION": "상담 수련 감독 포털의 API입니다. 회기·라벨·논평, 검토 지표, 경향 태그, 안전 사건, 평가 AI 일치도와 페르소나 상태 전이를 역할에 맞는 범위에서 읽고 씁니다.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -33,6 +33,7 @@ class AnnotationRunSerializer(serializers.ModelSerializer):
 
 @extend_schema_view(list=extend_schema(summary="주석 실행 목록(평가 AI·두 번째 주석자)"))
 class AnnotationRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    title_ko = "주석 실행"
     permission_classes = (RUN_READ,)
     serializer_class = AnnotationRunSerializer
     lookup_value_regex = "[0-9]+"

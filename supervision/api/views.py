@@ -54,6 +54,8 @@ class TokenView(ObtainAuthToken):
     The token lasts ``API_TOKEN_TTL_HOURS``; logging in again hands back the same one until it expires.
     """
 
+    title_ko = "API 토큰 발급"
+
     serializer_class = TokenRequestSerializer
     parser_classes = api_settings.DEFAULT_PARSER_CLASSES
     throttle_classes = (ScopedRateThrottle,)
@@ -70,6 +72,8 @@ class TokenView(ObtainAuthToken):
 class LogoutView(APIView):
     """Revokes the caller's API token (and, logged in by session, the token issued to them)."""
 
+    title_ko = "로그아웃(토큰 폐기)"
+
     permission_classes = (permissions.IsAuthenticated,)
 
     def post(self, request):
@@ -78,6 +82,7 @@ class LogoutView(APIView):
 
 
 class TaxonomyView(APIView):
+    title_ko = "라벨 분류 체계"
     permission_classes = (permissions.READ,)
 
     @extend_schema(summary="분류 체계(문서 순서)", responses=TaxonomySerializer)
@@ -107,6 +112,7 @@ class NDJSONRenderer(renderers.BaseRenderer):
     retrieve=extend_schema(summary="회기 상세(발화·라벨·논평)"),
 )
 class SessionViewSet(viewsets.ReadOnlyModelViewSet):
+    title_ko = "회기"
     permission_classes = (permissions.READ,)
     lookup_value_regex = "[0-9]+"
     filterset_class = SessionFilter
@@ -215,6 +221,7 @@ class CommentViewSet(
     mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
+    title_ko = "논평"
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     lookup_value_regex = "[0-9]+"
     filterset_fields = ()

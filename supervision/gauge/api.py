@@ -20,6 +20,8 @@ class GaugeSnapshotFilter(django_filters.FilterSet):
 class GaugeSnapshotList(generics.ListAPIView):
     """Review-gauge snapshots the user may see, newest first; ``?trainee=<id or username>`` narrows to one."""
 
+    title_ko = "검토 지표 목록"
+
     serializer_class = GaugeSnapshotListSerializer
     filterset_class = GaugeSnapshotFilter
 

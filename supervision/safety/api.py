@@ -30,6 +30,7 @@ class SafetyEventFilter(django_filters.FilterSet):
 
 
 class SafetyEventList(GenericAPIView):
+    title_ko = "안전 사건 목록"
     serializer_class = SafetyEventSerializer
     filterset_class = SafetyEventFilter
     queryset = TurnClientState.objects.none()  # for the schema only: reads go through the role-aware selector
@@ -62,6 +63,7 @@ class SafetyEventList(GenericAPIView):
 
 
 class SafetyEventReview(GenericAPIView):
+    title_ko = "안전 사건 검토"
     serializer_class = ReviewIn
     queryset = TurnClientState.objects.none()  # for the schema only
 

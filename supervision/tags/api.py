@@ -38,6 +38,7 @@ def _as_validation_error(error: TagInputError) -> ValidationError:
 
 
 class TraineeTagsView(GenericAPIView):
+    title_ko = "경향 태그"
     serializer_class = TagOut
     queryset = TraineeTag.objects.none()  # for the schema only: reads go through the role-aware selectors
 
@@ -93,6 +94,7 @@ class TraineeTagsView(GenericAPIView):
 
 
 class TraineeConflictedTagsView(GenericAPIView):
+    title_ko = "두 관점이 엇갈리는 경향 태그"
     serializer_class = TagOut
     queryset = TraineeTag.objects.none()  # for the schema only: reads go through the role-aware selectors
 
@@ -104,6 +106,7 @@ class TraineeConflictedTagsView(GenericAPIView):
 
 
 class TagContradictionsView(GenericAPIView):
+    title_ko = "경향 태그의 반증"
     serializer_class = ContradictionIn
 
     def get_permissions(self):

@@ -23,6 +23,7 @@ class ByQuery(serializers.Serializer):
 
 
 class TransitionTableView(APIView):
+    title_ko = "상태 전이 표"
     permission_classes = (TRANSITIONS_READ,)
 
     @extend_schema(
@@ -59,6 +60,7 @@ class PersonaRunSerializer(serializers.ModelSerializer):
     ),
 )
 class PersonaRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    title_ko = "페르소나 실행"
     permission_classes = (TRANSITIONS_READ,)
     serializer_class = PersonaRunSerializer
     lookup_value_regex = "[0-9]+"

@@ -62,3 +62,26 @@ def test_every_operation_has_a_summary():
     assert len(operations) >= 20
     missing = [f"{method} {path}" for method, path, operation in operations if not operation.get("summary")]
     assert missing == [], json.dumps(missing, ensure_ascii=False)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("url", "title"),
+    [
+        ("/api/v1/sessions/", "회기 목록"),
+        ("/api/v1/gauges/", "검토 지표 목록"),
+        ("/api/v1/safety-events/", "안전 사건 목록"),
+        ("/api/v1/taxonomy/", "라벨 분류 체계"),
+    ],
+)
+def test_the_browsable_pages_are_titled_in_korean_without_the_developers_docstrings(world, client_as, url, title):
+    # They read "Session List" and "Review-gauge snapshots the user may see…" to a trainee.
+    page = client_as("trainee_a").get(url, HTTP_ACCEPT="text/html").content.decode()
+    heading = page.split('<div class="page-header">', 1)[1].split("</div>", 1)[0]
+    assert f"<h1>{title}</h1>" in heading
+    assert not ENGLISH_WORDS.search(re.sub(r"<[^>]+>", " ", heading))
+
+
+def test_the_api_documentation_describes_the_api_in_korean():
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    assert HANGUL.search(schema["info"]["description"]) and schema["info"]["title"] == "수련 감독 포털 API"
