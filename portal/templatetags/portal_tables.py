@@ -36,3 +36,10 @@ def diff_cell(html) -> str:
 def whole_line(message: str) -> bool:
     """Whether an upload's error concerns a JSONL line as a whole (shown against 「줄 전체」, not a field)."""
     return is_whole_line_problem(str(message))
+
+
+@register.filter
+def code_breaks(code: str) -> str:
+    """A label code that may wrap after its underscores only ("suicidal_<wbr>ideation_<wbr>admit"), not inside
+    a word ("suicida/l_ideat/ion"), in a narrow column."""
+    return mark_safe(str(conditional_escape(code)).replace("_", "_<wbr>"))

@@ -57,6 +57,13 @@ class Cell:
     text: str = ""
     title: str = ""
 
+    @property
+    def interval(self) -> str:
+        """The 95 % interval in the unit of the cell's number, percent ("21–94"; it read 0.21–0.94 under 67)."""
+        if self.low is None or self.high is None:
+            return ""
+        return f"{self.low * 100:.0f}–{self.high * 100:.0f}"
+
 
 @dataclass
 class Row:

@@ -39,10 +39,10 @@ def test_staff_see_the_table_with_korean_names_and_faded_low_support(hand_made, 
     html = client_for(cast.staff).get(TABLE).content.decode()
     assert "상태 전이표" in html and "회기 2개 · 전이 6건" in html
     assert "방어 → 관계 형성" in html and "<code>defensive · RELATIONAL</code>" in html
-    assert '<span class="ko">방어 완화</span><code>defense_loosening</code>' in html
+    assert '<span class="ko">방어 완화</span><code>defense_<wbr>loosening</code>' in html  # wraps after _ only
     # Every context has support below the default 5: all four rows are faded and say so.
     assert html.count('<tr class="weak">') == 4 and "불확실" in html
-    assert "0.09–0.91" in html  # the Wilson interval of 1 of 2 under the share
+    assert '<span class="ci">9–91</span>' in html  # the Wilson interval of 1 of 2 under its share, in percent too
     assert "<script" not in html.split('id="content"')[1]
 
 
