@@ -80,6 +80,7 @@ def test_the_browsable_pages_are_titled_in_korean_without_the_developers_docstri
     heading = page.split('<div class="page-header">', 1)[1].split("</div>", 1)[0]
     assert f"<h1>{title}</h1>" in heading
     assert not ENGLISH_WORDS.search(re.sub(r"<[^>]+>", " ", heading))
+    assert "<title>" + f"{title} – 수련 감독 포털 API</title>" in page and "Django REST framework" not in page
 
 
 def test_the_api_documentation_describes_the_api_in_korean():
