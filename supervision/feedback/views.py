@@ -131,7 +131,13 @@ def comment_reply(request, comment_id: int):
     try:
         services.comment_reply_create(comment=comment, author=request.user, text=request.POST.get("text", ""))
     except ServiceError as error:
-        messages.error(request, f"답글: {error}")
+        messages.error(request, f"답글: {error}", extra_tags=_at(comment))
     else:
-        messages.success(request, "답글을 남겼습니다.")
+        messages.success(request, "답글을 남겼습니다.", extra_tags=_at(comment))
     return redirect(_back_to(comment))
+
+
+def _at(comment) -> str:
+    """A message's place: shown in the comment's card, beside its reply form, where the page lands (at the top,
+    7,000 px above, a refused blank reply looked like a button that did nothing)."""
+    return f"comment-{comment.pk}"

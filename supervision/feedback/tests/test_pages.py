@@ -121,7 +121,10 @@ def test_it_rejects_an_empty_or_overlong_reply_naming_the_field(client, cast, se
     comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
     log_in(client, cast.trainee_a)
     response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "   "}, follow=True)
-    assert "답글: 답글 내용이 비어 있습니다." in response.content.decode()
+    # said in the comment's own card, where the page lands (#comment-N), not only in the banner far above
+    card = response.content.decode().split(f'id="comment-{comment.pk}"', 1)[1].split("</article>", 1)[0]
+    assert "답글: 답글 내용이 비어 있습니다." in card.split('class="reply-form"', 1)[0]
+    assert response.content.decode().count("답글 내용이 비어 있습니다.") == 1
     response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "가" * 2001}, follow=True)
     assert "답글은 2000자 이내로" in response.content.decode()
     assert not CommentReply.objects.exists()
