@@ -957,7 +957,11 @@ class TraineeAssignmentAdmin(PortalImportMixin, RoleScopedAdmin, SimpleHistoryAd
 
 # The label history in Korean (the stored axis and route stay codes).
 LABEL_AXIS_KO = {"techniques": "기법", "client_states": "내담자 상태", "stage": "단계", "dialog_act": "대화행위"}
-LABEL_ROUTE_KO = {"admin": "관리 화면에서 수정", "adjudication": "판정 대기열에서 결정"}
+LABEL_ROUTE_KO = {
+    "admin": "관리 화면에서 수정",
+    "adjudication": "판정 대기열에서 결정",
+    "suggestion": "AI 추정 라벨 수락",  # supervision/suggesting/services.py
+}
 
 
 def label_values_html(axis: str, value):

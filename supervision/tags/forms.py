@@ -17,7 +17,12 @@ class DeclareForm(forms.Form):
         help_text=_("예: 이번 달에는 내담자와의 관계 형성에 더 시간을 쓰고 싶다."),
         error_messages={"required": _("빈 선언은 기록하지 않습니다. 내 초점을 한 문장으로 적어 주세요.")},
     )
-    session = forms.ModelChoiceField(label=_("관련 회기(선택)"), queryset=Session.objects.none(), required=False)
+    session = forms.ModelChoiceField(
+        label=_("관련 회기(선택)"),
+        queryset=Session.objects.none(),
+        required=False,
+        empty_label=_("선택 안 함 (회기와 관계없이)"),  # not Django's "---------"
+    )
 
     def __init__(self, *args, trainee, **kwargs):
         super().__init__(*args, **kwargs)

@@ -69,6 +69,10 @@ def test_accepting_keeps_the_place_and_the_filters(client, unlabelled):
     assert label_codes_by_turn(TurnTechnique, turn_ids=[turns[2].pk])[turns[2].pk] == ["risk_assessment"]
     page = client.get(response["Location"]).content.decode()
     assert "저장했습니다" in page
+    # the label history names the route in Korean, and its filter offers it
+    history = client.get("/admin/supervision/labelchange/").content.decode()
+    assert "AI 추정 라벨 수락" in history.split("<tbody>", 1)[1] and "?via=suggestion" in history
+    assert ">suggestion<" not in history
 
 
 def test_dismissing_and_accept_all_from_the_page(client, unlabelled):

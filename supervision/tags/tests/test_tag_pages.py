@@ -45,6 +45,7 @@ def test_it_shows_the_trainee_both_perspectives_without_observations(client, cas
     assert "다른 수련생 근거" not in page
     assert "틀렸" not in page  # perspectives, never a verdict
     assert 'action="/feedback/tags/declare/"' in page
+    assert "선택 안 함 (회기와 관계없이)" in page and "---------" not in page
     # a page of its own, named, with the way back to the dashboard
     assert "<h1>경향 태그</h1>" in page and '<a href="/feedback/">내 피드백</a> › 경향 태그' in page
 
@@ -82,7 +83,11 @@ def test_a_first_declaration_shows_at_once_with_its_session_named_by_code_and_da
     assert "탐색을 늘리겠다" in page
     # the session and the day it was held, then the day it was recorded, each named
     recorded = timezone.localdate().isoformat()
-    assert f"{sessions[0].code} 회기(2026-11-05) · {recorded} 기록" in page and f"회기 {sessions[0].pk}" not in page
+    # each date with what it belongs to, kept on one line ("2026-11-" over "05" read as two things)
+    when = (
+        f'<span class="nowrap">{sessions[0].code} 회기(2026-11-05)</span> · <span class="nowrap">{recorded} 기록</span>'
+    )
+    assert when in page and f"회기 {sessions[0].pk}" not in page
     client.force_login(cast.trainee_b)
     assert "탐색을 늘리겠다" not in client.get("/feedback/").content.decode()
 
