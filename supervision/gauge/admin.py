@@ -5,6 +5,7 @@ from django.contrib import admin, messages
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
 from portal.queue import QueueUnavailable
@@ -337,7 +338,8 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
 
     @admin.display(description=_("내용"))
     def short_text(self, obj):
-        return obj.text[:80]
+        # at a word's end, with an ellipsis ("…확인 질문)이 있" read as the whole text)
+        return Truncator(obj.text).chars(80)
 
     @admin.display(description=_("심각도"))
     def severity_display(self, obj):

@@ -103,3 +103,12 @@ def test_the_band_list_refuses_a_reversed_or_out_of_range_row_in_korean(fixture_
     assert "하한이 상한보다 큽니다" in page and "0에서 1 사이의 비율로 적어 주세요" in page
     assert "target_band_ordered_within_0_1" not in page and "유효자리" not in page
     assert [(b.low, b.high) for b in TargetBand.objects.order_by("category")] == [(b.low, b.high) for b in bands]
+
+
+def test_a_long_suggestion_is_shortened_in_the_list_with_an_ellipsis():
+    from django.contrib import admin
+
+    from supervision.gauge.models import SuggestedComment
+
+    shown = admin.site._registry[SuggestedComment].short_text(SuggestedComment(text="반영 뒤 확인 질문이 있으면 " * 10))
+    assert len(shown) <= 80 and shown.endswith("…")

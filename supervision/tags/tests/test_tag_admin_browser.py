@@ -51,6 +51,8 @@ def test_a_tag_page_fits_the_screen(browser, live_server, tag, name, width):
         assert history.locator("td.field-reason").get_attribute("data-label") == "사유"
     else:
         assert page.locator("#evidence-group thead").is_visible()
+    # each row says its text once, in its cell (Django also put it above the row, cut mid-word)
+    assert not evidence.locator("td.original p").is_visible()
 
 
 def test_a_row_added_on_a_phone_is_a_card_too(browser, live_server, tag):
