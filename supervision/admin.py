@@ -856,11 +856,29 @@ class SupervisorCommentAdmin(CritiqueFieldsMixin, PortalExportMixin, RoleScopedA
             supervisor_comment_delete(comment=obj, deleted_by=request.user)
         except CommentForbidden as refused:
             raise PermissionDenied(str(refused)) from refused
+        request.deleted_comment_place = (obj.turn.session_id, obj.turn.seq)  # for response_delete
 
     @transaction.atomic
     def delete_queryset(self, request, queryset):
         for comment in queryset.select_related("turn__session"):
             self.delete_model(request, comment)
+
+    # A comment opened from the transcript (「열기」, ?_from_transcript=1) goes back there, at its turn, once saved;
+    # a deleted one always does (its own page is gone). The comment list was where both ended before.
+    def response_change(self, request, obj):
+        if request.GET.get("_from_transcript") and not {"_continue", "_addanother", "_saveasnew"} & set(request.POST):
+            messages.success(request, _("논평을 저장했습니다."), extra_tags=f"turn-{obj.turn_id}")
+            return HttpResponseRedirect(
+                transcript_url(obj.turn.session_id, request.GET.get("_transcript"), obj.turn.seq)
+            )
+        return super().response_change(request, obj)
+
+    def response_delete(self, request, obj_display, obj_id):
+        place = getattr(request, "deleted_comment_place", None)
+        if place is None:
+            return super().response_delete(request, obj_display, obj_id)
+        messages.success(request, _("논평을 지웠습니다."))
+        return HttpResponseRedirect(transcript_url(place[0], None, place[1]))
 
     def _history_visible(self, request, object_id) -> bool:
         # simple_history falls back to the historical rows when the object is not in get_queryset, which

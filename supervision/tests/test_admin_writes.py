@@ -151,11 +151,17 @@ def test_the_author_edits_and_deletes_through_the_service_with_history(client, c
     assert response.status_code == 200  # the privacy guard of the service
     response = client.post(url, {"turn": comment.turn_id, "kind": "rationale", "text": "고친 근거"})
     assert response.status_code == 302
+    # opened from the transcript (「열기」), it goes back there at its turn, filters kept; deleted, likewise
+    transcript = f"/admin/supervision/session/{session.pk}/change/"
+    opened = f"{url}?_from_transcript=1&_transcript=label%3Dreflection"
+    response = client.post(opened, {"turn": comment.turn_id, "kind": "rationale", "text": "다시 고친 근거"})
+    assert response["Location"] == f"{transcript}?label=reflection#turn-2"
     response = client.post(f"/admin/supervision/supervisorcomment/{comment.pk}/delete/", {"post": "yes"})
-    assert response.status_code == 302
+    assert response.status_code == 302 and response["Location"] == f"{transcript}#turn-2"
     history = SupervisorComment.history.filter(id=comment.pk).order_by("history_date")
     assert [(h.history_type, h.history_user) for h in history] == [
         ("+", cast.supervisor_a),
+        ("~", cast.supervisor_a),
         ("~", cast.supervisor_a),
         ("-", cast.supervisor_a),
     ]
