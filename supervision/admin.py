@@ -944,6 +944,11 @@ class TraineeAssignmentAdmin(PortalImportMixin, RoleScopedAdmin, SimpleHistoryAd
             kwargs["queryset"] = people.filter(groups__name=Role.SUPERVISOR)
         elif db_field.name == "trainee":
             kwargs["queryset"] = people.filter(groups__name=Role.TRAINEE, assignment__isnull=True)
+            # Only trainees without a supervisor are offered: when there are none, the empty list says why.
+            kwargs["help_text"] = _(
+                "아직 슈퍼바이저가 없는 수련생만 고를 수 있습니다. 목록이 비어 있으면 모든 수련생이 이미 배정된 것입니다. "
+                "새 수련생은 「가져오기」(명단 파일)나 create_portal_user 명령으로 만듭니다."
+            )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):

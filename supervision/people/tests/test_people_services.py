@@ -148,3 +148,11 @@ def test_an_account_costs_the_same_few_queries_however_many_permissions_the_role
     assert roles_of(User.objects.get(pk=user.pk)) == {Role.TRAINEE}
     staff_group = user.groups.model.objects.get(name=Role.STAFF)
     assert staff_group.permissions.filter(codename="view_accessattempt").exists()
+
+
+@pytest.mark.django_db
+def test_the_assignment_form_says_which_trainees_it_offers_and_where_new_ones_come_from(client, cast):
+    # Every trainee of the cast has a supervisor: the list is empty, and the form says why.
+    client.force_login(cast.staff)
+    page = client.get("/admin/supervision/traineeassignment/add/").content.decode()
+    assert "아직 슈퍼바이저가 없는 수련생만 고를 수 있습니다" in page and "「가져오기」" in page
