@@ -82,8 +82,8 @@ class SavedTitleAdmin(admin.ModelAdmin):
     the stored one was still 0.200–0.400."""
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        form = context.get("adminform").form if context.get("adminform") else None
-        if change and obj is not None and obj.pk and form is not None and form.errors:
+        # ``errors``: the form's and its inlines' (an invalid inline leaves a valid form's values unsaved too)
+        if change and obj is not None and obj.pk and context.get("errors"):
             saved = type(obj)._default_manager.filter(pk=obj.pk).first()
             if saved is not None:
                 context.update(original=saved, subtitle=str(saved))

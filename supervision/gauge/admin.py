@@ -338,7 +338,7 @@ class SuggestedCommentAdmin(RoleScopedAdmin):
 
     @admin.display(description=_("내용"))
     def short_text(self, obj):
-        # at a word's end, with an ellipsis ("…확인 질문)이 있" read as the whole text)
+        # with an ellipsis: cut bare at 80 characters, "…확인 질문)이 있" read as the whole text
         return Truncator(obj.text).chars(80)
 
     @admin.display(description=_("심각도"))

@@ -25,7 +25,6 @@ from supervision.importing import jobs, spreadsheet_export
 from supervision.importing.columns import KOREAN
 from supervision.importing.models import ImportJob
 from supervision.roles import is_supervisor, sees_everything
-from supervision.rules import is_whole_line_problem
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 SHOWN_ERRORS = 5000
@@ -141,10 +140,7 @@ class SpreadsheetImportMixin:
             "title": _("가져오기: %(name)s") % {"name": job.filename},
             "job": job,
             "report": job.report,
-            "errors": [
-                {**e, "header": KOREAN.get(e["column"], ""), "whole_line": is_whole_line_problem(e["message"])}
-                for e in errors[:SHOWN_ERRORS]
-            ],
+            "errors": [{**e, "header": KOREAN.get(e["column"], "")} for e in errors[:SHOWN_ERRORS]],
             "more_errors": max(len(errors) - SHOWN_ERRORS, 0),
             "running": job.status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING),
             "progress_url": self._url("import_progress", job.pk),

@@ -85,6 +85,9 @@ def test_an_admin_edits_a_band_and_a_reversed_band_is_refused(fixture_sessions, 
     assert "0.030–0.150" in page.split("<title>", 1)[1].split("</title>", 1)[0] and "0.5–0.1" not in page
     band.refresh_from_db()
     assert str(band.low) == "0.030"
+    for low, high in (("NaN", "0.2"), ("0.05", "Infinity"), ("0,05", "0.2")):  # hostile: refused, no 500
+        response = admin_client.post(url, {"low": low, "high": high, "rationale": ""})
+        assert response.status_code == 200 and "숫자" in response.content.decode(), (low, high)
     for low, high in (("-5", "0.2"), ("0.05", "150")):
         page = admin_client.post(url, {"low": low, "high": high, "rationale": ""}).content.decode()
         assert "0에서 1 사이의 비율로 적어 주세요" in page and "유효자리" not in page, (low, high)
