@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from portal.tabular import PortalExportMixin, PortalImportMixin
-from supervision import presentation, rules, selectors
+from supervision import drafts, presentation, rules, selectors
 from supervision.commenting import (
     CommentForbidden,
     CommentRejected,
@@ -469,18 +469,22 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
         )
         if comment is None:
             raise Http404
+        # The outcome is also shown in the comment's card, where the page lands (the top is far above it).
+        here = f"comment-{comment.pk}"
         try:
             comment_reply_answer(comment=comment, user=request.user, text=request.POST.get("text", ""))
         except CommentForbidden as refused:
             raise PermissionDenied(str(refused)) from refused
         except CommentRejected as rejected:
+            drafts.keep(request, "answer", comment.pk, request.POST.get("text", ""))
             for problems in rejected.problems.values():
                 for problem in problems:
-                    messages.error(request, problem)
+                    messages.error(request, problem, extra_tags=here)
         else:
-            messages.success(request, _("%(turn)s의 답글에 답했습니다.") % {"turn": comment.turn.utterance_id})
-        url = reverse("admin:supervision_session_change", args=[session.pk])
-        return HttpResponseRedirect(f"{url}#comment-{comment.pk}")
+            drafts.discard(request, "answer")
+            done = _("%(turn)s의 답글에 답했습니다.") % {"turn": comment.turn.utterance_id}
+            messages.success(request, done, extra_tags=here)
+        return HttpResponseRedirect(transcript_url(session.pk, request.POST.get("_transcript"), anchor=here))
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         session = self.get_object(request, object_id)
@@ -522,6 +526,7 @@ class SessionAdmin(SpreadsheetImportMixin, RoleScopedAdmin):
             "audit_labels": feedback_selectors.audit_labels(session) if audits else None,
             "audit_min_probability": AUDIT_MIN_PROBABILITY,
             "safety_marks": feedback_selectors.safety_marks_for(request.user, session),
+            "answer_draft": drafts.take(request, "answer"),
         }
 
     def comment_add_view(self, request, object_id, turn_id):

@@ -18,7 +18,7 @@ from supervision import pagecache, rules
 from supervision.models import CommentAuthor, SupervisorComment, Turn
 from taxonomy import catalogue
 from taxonomy.lookup import LabelIndex
-from taxonomy.normalize import normalize_text, normalize_value
+from taxonomy.normalize import normalize_text, normalize_typed, normalize_value
 
 
 class CommentRejected(Exception):
@@ -206,7 +206,7 @@ def comment_reply_answer(*, comment: SupervisorComment, user, text: str):
         raise CommentForbidden("AI 제안에는 답할 수 없습니다. 먼저 수락해 주세요.")
     if not supervises(user, comment.turn.session.trainee_id):
         raise CommentForbidden("이 수련생의 슈퍼바이저만 답할 수 있습니다.")
-    text = normalize_text((text or "").strip())
+    text = normalize_typed(text)
     problem = None
     if not text:
         problem = "답 내용을 입력해 주세요."

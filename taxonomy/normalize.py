@@ -12,6 +12,13 @@ def normalize_text(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+def normalize_typed(text: str | None) -> str:
+    """What a person typed in a form's text box, as the page counted it: trimmed, composed (``normalize_text``),
+    each line break one character. Browsers post a textarea's line breaks as CR LF but count them as one
+    against its ``maxlength``: a 1,990-character reply of twenty lines would otherwise be refused as too long."""
+    return normalize_text((text or "").strip().replace("\r\n", "\n"))
+
+
 def normalize_value(value: Any) -> Any:
     """``normalize_text`` through a parsed row: strings, and the strings inside lists and objects."""
     if isinstance(value, str):

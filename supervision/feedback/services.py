@@ -9,7 +9,7 @@ from supervision import pagecache, rules
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.models import SupervisorComment
 from supervision.services import ServiceError
-from taxonomy.normalize import normalize_text
+from taxonomy.normalize import normalize_typed
 
 MAX_REPLY_CHARS = 2000
 
@@ -51,7 +51,7 @@ def comment_mark_all_read(*, user, session=None) -> int:
 def comment_reply_create(*, comment: SupervisorComment, author, text: str) -> CommentReply:
     """Adds the trainee's reply; replying also marks the comment read."""
     _require_own_session(comment, author)
-    text = normalize_text((text or "").strip())
+    text = normalize_typed(text)
     if not text:
         raise ServiceError("답글 내용이 비어 있습니다. 내용을 적어 주세요.")
     if len(text) > MAX_REPLY_CHARS:

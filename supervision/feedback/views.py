@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.messages import get_messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from supervision import pagecache
+from supervision import drafts, pagecache
 from supervision.feedback import charts, selectors, services
 from supervision.gauge.serializers import GaugeSnapshotSerializer
 from supervision.roles import is_trainee
 from supervision.services import ServiceError
-
-# Provided by the tendency-tags capability (supervision/tags/); shown once it is merged.
 
 
 @require_GET
@@ -67,8 +66,18 @@ def session_detail(request, session_id: int):
         # A trainee's own session page is kept rendered until one of the writes it shows (supervision/pagecache.py).
         # Only a session the trainee may see is built and kept (else 404); a kept one is served without asking
         # again, as a session changing hands or going away changes every kept page (pagecache.session_saved).
-        return pagecache.render_page(request, "feedback/session.html", lambda: _session_context(request, session_id))
-    return render(request, "feedback/session.html", _session_context(request, session_id))
+        return pagecache.render_page(request, "feedback/session.html", lambda: _page_context(request, session_id))
+    return render(request, "feedback/session.html", _page_context(request, session_id))
+
+
+def _page_context(request, session_id: int) -> dict:
+    return {**_session_context(request, session_id), "reply_draft": _refused_reply(request)}
+
+
+def _refused_reply(request) -> dict | None:
+    """The reply just refused, back in its box. Only beside the message that refused it: a page without
+    messages is kept rendered for later visits (pagecache) and must never hold a draft."""
+    return drafts.take(request, "reply") if len(get_messages(request)) else None
 
 
 def _session_context(request, session_id: int) -> dict:
@@ -131,8 +140,10 @@ def comment_reply(request, comment_id: int):
     try:
         services.comment_reply_create(comment=comment, author=request.user, text=request.POST.get("text", ""))
     except ServiceError as error:
+        drafts.keep(request, "reply", comment.pk, request.POST.get("text", ""))
         messages.error(request, f"답글: {error}", extra_tags=_at(comment))
     else:
+        drafts.discard(request, "reply")
         messages.success(request, "답글을 남겼습니다.", extra_tags=_at(comment))
     return redirect(_back_to(comment))
 

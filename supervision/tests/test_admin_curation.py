@@ -250,6 +250,15 @@ def test_a_supervisor_answers_a_trainees_reply_and_the_trainee_reads_it(client, 
     assert "답글에 답하기" in page and "수련생 답글 · trainee_a" in page
     empty = client.post(answer_url, {"text": "  "}, follow=True).content.decode()
     assert "답 내용을 입력해 주세요." in empty
+    assert "답 내용을 입력해 주세요." in empty.split(f'id="comment-{comment.pk}"', 1)[1].split("</article>", 1)[0]
+    filtered = f"speaker={comment.turn.speaker}&stage=&other=1"
+    refused = client.post(answer_url, {"text": "연락은 010-0000-0000 으로", "_transcript": filtered})
+    assert refused["Location"].endswith(f"?speaker={comment.turn.speaker}#comment-{comment.pk}")
+    card = client.get(refused["Location"]).content.decode().split(f'id="comment-{comment.pk}"', 1)[1]
+    card = card.split("</article>", 1)[0]
+    assert "전화번호" in card and '<details class="answer-form" open>' in card
+    assert ">연락은 010-0000-0000 으로</textarea>" in card  # the words come back to be mended, once
+    assert "010-0000-0000" not in client.get(change_url(sessions["a"])).content.decode()
     response = client.post(answer_url, {"text": "감정을 먼저 받아야 질문이 들립니다."})
     assert response.status_code == 302 and response["Location"].endswith(f"#comment-{comment.pk}")
     answer = CommentReply.objects.get(author=cast.supervisor_a)

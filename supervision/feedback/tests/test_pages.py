@@ -6,6 +6,7 @@ import re
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
 
 from supervision.feedback.models import CommentRead, CommentReply
 from supervision.feedback.tests.factories import make_session
@@ -298,3 +299,36 @@ def test_a_reply_with_a_phone_number_is_refused(client, cast, sessions):
     response = client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": "제 번호 010-0000-0000"}, follow=True)
     assert "전화번호" in response.content.decode()
     assert not CommentReply.objects.exists()
+
+
+def _reply_box(page: str, comment) -> str:
+    return page.split(f'id="reply-{comment.pk}"', 1)[1].split(">", 1)[1].split("</textarea>", 1)[0]
+
+
+def test_a_refused_reply_comes_back_in_its_box_once_and_never_in_the_kept_page(client, cast, sessions):
+    comments = list(SupervisorComment.objects.filter(turn__session=sessions["a"]).order_by("pk")[:2])
+    assert len(comments) == 2
+    refused, other = comments
+    log_in(client, cast.trainee_a)
+    page_url = f"/feedback/sessions/{sessions['a'].pk}/"
+    client.get(page_url)  # the page is now kept rendered (pagecache)
+    words = "지난 회기에 말씀하신 부분을 다시 생각해 봤습니다.\n제 번호 010-0000-0000 으로 연락 주세요 <b>꼭</b>"
+    page = client.post(f"/feedback/comments/{refused.pk}/replies/", {"text": words}, follow=True).content.decode()
+    assert "전화번호" in page
+    assert _reply_box(page, refused) == escape(words)  # what was written, escaped, in the comment's own box
+    assert _reply_box(page, other) == ""
+    again = client.get(page_url).content.decode()  # taken once: the next visit has empty boxes
+    assert _reply_box(again, refused) == "" and "010-0000-0000" not in again
+    client.post(f"/feedback/comments/{refused.pk}/replies/", {"text": "제 번호 010-0000-0000"})
+    client.post(f"/feedback/comments/{refused.pk}/replies/", {"text": "다시 정리해서 적었습니다."})
+    assert "010-0000-0000" not in client.get(page_url).content.decode()  # a reply that lands clears the draft
+    assert CommentReply.objects.get().text == "다시 정리해서 적었습니다."
+
+
+def test_a_reply_counts_a_line_break_as_the_browser_does(client, cast, sessions):
+    comment = SupervisorComment.objects.filter(turn__session=sessions["a"]).first()
+    log_in(client, cast.trainee_a)
+    # 20 lines of 99 characters: 1,999 characters in the box (maxlength 2000), 2,018 as posted with CR LF.
+    words = "\r\n".join(["가" * 99] * 20)
+    client.post(f"/feedback/comments/{comment.pk}/replies/", {"text": words})
+    assert CommentReply.objects.get().text == "\n".join(["가" * 99] * 20)
