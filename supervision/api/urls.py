@@ -20,6 +20,7 @@ router.register("annotation-runs", AnnotationRunViewSet, basename="annotation-ru
 router.register("persona-runs", transitions_api.PersonaRunViewSet, basename="persona-run")
 
 urlpatterns = [
+    path("", views.ApiRootView.as_view(), name="root"),
     path("auth/token/", views.TokenView.as_view(), name="auth-token"),
     path("auth/logout/", views.LogoutView.as_view(), name="auth-logout"),
     path("taxonomy/", views.TaxonomyView.as_view(), name="taxonomy"),

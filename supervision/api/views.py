@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django.http import HttpResponse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, renderers, status, viewsets
@@ -79,6 +80,45 @@ class LogoutView(APIView):
     def post(self, request):
         api_token_revoke(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ApiRootView(APIView):
+    """/api/v1/: where each part of the API lives, for a person exploring it in the browser (DRF's
+    DefaultRouter root lists only the router's viewsets; most routes here are plain paths)."""
+
+    title_ko = "API v1"
+    description_ko = "이 API의 주소 목록입니다. {id}와 {tag} 자리에 번호와 태그 코드를 넣어 엽니다."
+    permission_classes = (permissions.READ,)
+
+    # (name, route name) for addresses without parameters; (name, path under /api/v1/) for the rest.
+    LISTED = (
+        ("라벨 분류 체계", "api:taxonomy"),
+        ("세션", "api:session-list"),
+        ("논평", "api:comment-list"),
+        ("리뷰 게이지", "api:gauge-list"),
+        ("안전 이벤트", "api:safety-event-list"),
+        ("평가 실행(annotation runs)", "api:annotation-run-list"),
+        ("페르소나 실행(persona runs)", "api:persona-run-list"),
+        ("상태 전이표", "api:transitions"),
+    )
+    TEMPLATED = (
+        ("세션 골든 라벨(JSONL)", "sessions/{id}/golden/"),
+        ("세션 궤적 감사", "sessions/{id}/trajectory/"),
+        ("수련생 경향 태그", "trainees/{id}/tags/"),
+        ("수련생 충돌 태그", "trainees/{id}/tags/conflicted/"),
+        ("안전 이벤트 검토", "safety-events/{id}/review/"),
+    )
+
+    @extend_schema(exclude=True)
+    def get(self, request):
+        links = {name: request.build_absolute_uri(reverse(route)) for name, route in self.LISTED}
+        base = request.build_absolute_uri(reverse("api:root"))
+        links |= {name: base + path for name, path in self.TEMPLATED}
+        links |= {
+            "OpenAPI 스키마": request.build_absolute_uri(reverse("api-schema")),
+            "API 문서": request.build_absolute_uri(reverse("api-docs")),
+        }
+        return Response(links)
 
 
 class TaxonomyView(APIView):

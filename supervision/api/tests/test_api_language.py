@@ -86,3 +86,20 @@ def test_the_browsable_pages_are_titled_in_korean_without_the_developers_docstri
 def test_the_api_documentation_describes_the_api_in_korean():
     schema = SchemaGenerator().get_schema(request=None, public=True)
     assert HANGUL.search(schema["info"]["description"]) and schema["info"]["title"] == "수련 감독 포털 API"
+
+
+@pytest.mark.django_db
+def test_the_api_root_lists_every_address_in_korean_and_each_one_answers(world, client_as):
+    assert APIClient().get("/api/v1/").status_code in (401, 403)
+    supervisor = client_as("supervisor_a")
+    links = supervisor.get("/api/v1/").json()
+    assert all(HANGUL.search(name) or name.startswith("API") or name.startswith("OpenAPI") for name in links)
+    session_id = supervisor.get("/api/v1/sessions/").json()["results"][0]["id"]
+    trainee_id = world["session_a"].trainee_id
+    for name, url in links.items():
+        assert url.startswith("http://testserver/api/"), (name, url)
+        url = url.replace("{id}", str(trainee_id if "/trainees/" in url else session_id))
+        if url.endswith("/review/"):
+            continue  # POST only: reviewing an event is not a read
+        assert supervisor.get(url).status_code == 200, (name, url)
+    assert "API v1" in supervisor.get("/api/v1/", HTTP_ACCEPT="text/html").content.decode()

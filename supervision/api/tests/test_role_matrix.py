@@ -43,6 +43,7 @@ A_ONLY = (403, 200, 404, 200, 404, 200)  # the target objects belong to trainee_
 MATRIX = (
     Row("api:auth-token", "post", (200, 200, 200, 200, 200, 200), body={"username": "trainee_a", "password": PASSWORD}),
     Row("api:auth-logout", "post", (403, 204, 204, 204, 204, 204)),
+    Row("api:root", "get", EVERYONE),
     Row("api:taxonomy", "get", EVERYONE),
     Row("api:session-list", "get", EVERYONE),
     Row("api:session-detail", "get", A_ONLY, {"pk": "@session_a"}),
