@@ -383,41 +383,61 @@ def stage_segments(stages: Iterable[str]) -> list[dict]:
     return segments
 
 
+# The narrowest box each drawing of the stage strip is shown in: a tablet or laptop card at 601 px and up (the
+# card's inside, 601 − 2 × 16 px margins − 2 × 16 px padding), a phone's at 320 px and up. Names are placed so
+# that they do not collide at that width; a wider box only spreads them further apart.
+STRIP_MIN_WIDTH = {False: 535, True: 288}
+STRIP_FONT = 13
+
+
 def stage_strip_svg(stages: Iterable[str], *, compact: bool = False) -> str:
-    """The session as one strip, coloured by stage, each run as wide as its number of turns."""
+    """The session as one strip, coloured by stage, each run as wide as its number of turns: drawn in the box's
+    own pixels (no viewBox) so that the strip spans the card at any width while its names stay 13 px — runs are
+    placed in percent, names at their run's start (``dx`` 4 px), the last ones right-aligned to the end."""
     segments = stage_segments(stages)
     total = sum(s["length"] for s in segments)
-    width, bar_h, font = (340, 24, 14) if compact else (640, 24, 12)
+    width, bar_h, font = STRIP_MIN_WIDTH[compact], 24, STRIP_FONT
     ident = "stages-c" if compact else "stages"
     if not total:
         body = [f'<g {_FONT} font-size="{font}">', '<text x="0" y="18" fill="#5a6272">발화가 없습니다.</text></g>']
-        return _svg(width, 48, "회기 단계 흐름", "발화가 없습니다.", body, ident)
+        return _fluid_svg(48, "회기 단계 흐름", "발화가 없습니다.", body, ident)
     bars, labels = [], []
-    # Where the next label may start on each of two label rows: a short run's name goes below the previous
-    # one rather than over it ("라포 형성" under a two-turn run ran into "탐색" on a phone).
+    # Where the next name may start on each of two rows (at the narrowest width): a short run's name goes below
+    # the previous one rather than over it ("라포 형성" under a two-turn run ran into "탐색" on a phone).
     free = [0.0, 0.0]
     for seg in segments:
-        x0 = seg["start"] / total * width
-        w = seg["length"] / total * width
+        start, share = seg["start"] / total, seg["length"] / total
         colour = presentation.STAGE_COLOUR.get(seg["stage"], "#b0b6c2")
         sentence = f"{seg['ko']}: 발화 {seg['start'] + 1}–{seg['start'] + seg['length']} ({seg['length']}개)"
         bars.append(
-            f'<rect x="{x0:.1f}" y="0" width="{w:.1f}" height="{bar_h}" fill="{colour}" stroke="#fff">'
-            f"<title>{escape(sentence)}</title></rect>"
+            f'<rect x="{start * 100:.2f}%" y="0" width="{share * 100:.2f}%" height="{bar_h}" fill="{colour}" '
+            f'stroke="#fff"><title>{escape(sentence)}</title></rect>'
         )
         text_w = label_width(seg["ko"], font)
-        x = max(0.0, min(x0 + 4, width - text_w))
+        at_end = start * width + 4 + text_w > width
+        x = width - text_w if at_end else start * width + 4
         row = next((r for r, edge in enumerate(free) if x >= edge), None)
         if row is None:
             continue  # no room on either row: the run keeps its name in its tooltip and in the description
         free[row] = x + text_w + 6
-        labels.append(
-            f'<text x="{x:.1f}" y="{bar_h + 16 + row * (font + 4)}" fill="#1f2430">{escape(seg["ko"])}</text>'
-        )
+        y = bar_h + 16 + row * (font + 4)
+        place = 'x="100%" text-anchor="end"' if at_end else f'x="{start * 100:.2f}%" dx="4"'
+        labels.append(f'<text {place} y="{y}" fill="#1f2430">{escape(seg["ko"])}</text>')
     height = 48 + (font + 4 if free[1] else 0)
     body = [f'<g {_FONT} font-size="{font}">', *bars, *labels, "</g>"]
     desc = " → ".join(f"{s['ko']} {s['length']}개" for s in segments)
-    return _svg(width, height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, ident)
+    return _fluid_svg(height, "회기 단계 흐름", f"발화 {total}개: {desc}", body, ident)
+
+
+def _fluid_svg(height: int, title: str, desc: str, body: Iterable[str], ident: str) -> str:
+    """As ``_svg``, but as wide as its box and in the box's own pixels: nothing in it scales."""
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" role="img" '
+        f'aria-labelledby="{ident}-t {ident}-d" class="chart fluid">'
+        f'<title id="{ident}-t">{escape(title)}</title><desc id="{ident}-d">{escape(desc)}</desc>'
+        + "".join(body)
+        + "</svg>"
+    )
 
 
 def label_width(text: str, font_size: float) -> float:

@@ -129,24 +129,34 @@ def test_it_draws_stage_runs_as_wide_as_their_turns():
         {"stage": "정리", "ko": "정리", "start": 8, "length": 2},
     ]
     root = parse(charts.stage_strip_svg(stages))
-    widths = [float(r.get("width")) for r in root.iter(f"{SVG}rect")]
-    assert widths == [128.0, 384.0, 128.0]
+    widths = [r.get("width") for r in root.iter(f"{SVG}rect")]
+    assert widths == ["20.00%", "60.00%", "20.00%"]  # of the box: the strip spans the card at any width
     assert root.find(f"{SVG}desc").text == "발화 10개: 라포 형성 2개 → 탐색 6개 → 정리 2개"
 
 
-def test_stage_names_of_short_runs_do_not_overlap():
+def test_stage_names_of_short_runs_do_not_overlap_at_any_width_they_are_shown_at():
     # a two-turn opening among 28 turns is narrower than its name on a phone
     stages = ["라포"] * 2 + ["탐색"] * 12 + ["개입"] * 10 + ["정리"] * 4
     for compact in (False, True):
         root = parse(charts.stage_strip_svg(stages, compact=compact))
+        assert root.get("width") == "100%" and root.get("viewBox") is None  # text is never scaled
         font = float(root.find(f"{SVG}g").get("font-size"))
-        texts = [(float(t.get("x")), float(t.get("y")), t.text) for t in root.iter(f"{SVG}text")]
-        assert [name for _x, _y, name in texts] == ["라포 형성", "탐색", "개입", "정리"]
-        width = float(root.get("viewBox").split()[2])
-        for row in {y for _x, y, _name in texts}:
-            on_row = sorted((x, name) for x, y, name in texts if y == row)
-            for (x, name), (next_x, _next) in itertools.pairwise(on_row):
-                assert x + charts.label_width(name, font) <= next_x, (compact, name)
-        assert all(x + charts.label_width(name, font) <= width for x, _y, name in texts)
-        height = float(root.get("viewBox").split()[3])
-        assert max(y for _x, y, _name in texts) < height
+        assert font >= 11
+        height = float(root.get("height"))
+        narrowest = charts.STRIP_MIN_WIDTH[compact]
+        for box in (narrowest, narrowest * 1.5, narrowest * 4):
+            texts = [(_left(text, box, font), float(text.get("y")), text.text) for text in root.iter(f"{SVG}text")]
+            assert [name for _x, _y, name in texts] == ["라포 형성", "탐색", "개입", "정리"]
+            for row in {y for _x, y, _name in texts}:
+                on_row = sorted((x, name) for x, y, name in texts if y == row)
+                for (x, name), (next_x, _next) in itertools.pairwise(on_row):
+                    assert x + charts.label_width(name, font) <= next_x, (compact, box, name)
+            assert all(0 <= x and x + charts.label_width(name, font) <= box for x, _y, name in texts)
+            assert max(y for _x, y, _name in texts) < height
+
+
+def _left(text: ET.Element, box: float, font: float) -> float:
+    """Where a name placed in percent (``x``, ``dx`` px, ``text-anchor``) starts in a box ``box`` px wide."""
+    if text.get("text-anchor") == "end":
+        return float(text.get("x").rstrip("%")) / 100 * box - charts.label_width(text.text, font)
+    return float(text.get("x").rstrip("%")) / 100 * box + float(text.get("dx") or 0)
