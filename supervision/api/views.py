@@ -87,26 +87,26 @@ class ApiRootView(APIView):
     DefaultRouter root lists only the router's viewsets; most routes here are plain paths)."""
 
     title_ko = "API v1"
-    description_ko = "이 API의 주소 목록입니다. {id}와 {tag} 자리에 번호와 태그 코드를 넣어 엽니다."
+    description_ko = "이 API의 주소 목록입니다. {id} 자리에 회기·수련생·사건 번호를 넣어 엽니다."
     permission_classes = (permissions.READ,)
 
     # (name, route name) for addresses without parameters; (name, path under /api/v1/) for the rest.
     LISTED = (
         ("라벨 분류 체계", "api:taxonomy"),
-        ("세션", "api:session-list"),
+        ("회기", "api:session-list"),
         ("논평", "api:comment-list"),
-        ("리뷰 게이지", "api:gauge-list"),
-        ("안전 이벤트", "api:safety-event-list"),
-        ("평가 실행(annotation runs)", "api:annotation-run-list"),
+        ("검토 지표", "api:gauge-list"),
+        ("안전 사건", "api:safety-event-list"),
+        ("주석 실행(annotation runs)", "api:annotation-run-list"),
         ("페르소나 실행(persona runs)", "api:persona-run-list"),
-        ("상태 전이표", "api:transitions"),
+        ("상태 전이 표", "api:transitions"),
     )
     TEMPLATED = (
-        ("세션 골든 라벨(JSONL)", "sessions/{id}/golden/"),
-        ("세션 궤적 감사", "sessions/{id}/trajectory/"),
-        ("수련생 경향 태그", "trainees/{id}/tags/"),
-        ("수련생 충돌 태그", "trainees/{id}/tags/conflicted/"),
-        ("안전 이벤트 검토", "safety-events/{id}/review/"),
+        ("회기의 골든 라벨(JSONL)", "sessions/{id}/golden/"),
+        ("회기의 궤적 감사", "sessions/{id}/trajectory/"),
+        ("수련생의 경향 태그", "trainees/{id}/tags/"),
+        ("두 관점이 엇갈리는 경향 태그", "trainees/{id}/tags/conflicted/"),
+        ("안전 사건 검토(POST)", "safety-events/{id}/review/"),
     )
 
     @extend_schema(exclude=True)
