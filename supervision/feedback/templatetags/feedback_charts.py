@@ -1,8 +1,10 @@
 """Template access to the charts and the shared palette (``supervision.presentation``)."""
 
+import re
+
 from django import template
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
 from supervision import presentation
@@ -144,3 +146,16 @@ def audit_label_ko(label):
     from supervision.trajectory.display import LABEL_KO
 
     return LABEL_KO.get(label, label)
+
+
+# A percentage and the particle after it ("0%로", "12.5%보다"): a line may break between "%" and Hangul, and
+# did, leaving "로" alone at the start of the next line on a phone.
+_PERCENT_WORD = re.compile(r"\d+(?:\.\d+)?%[가-힣]*")
+
+
+@register.filter
+def percent_words_whole(text):
+    """``text``, escaped, with each percentage and its particle kept on one line (``.nowrap``); for a
+    comment's text, before ``linebreaksbr`` (which leaves safe text as it is)."""
+    escaped = conditional_escape(text or "")
+    return mark_safe(_PERCENT_WORD.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', escaped))

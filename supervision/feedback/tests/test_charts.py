@@ -160,3 +160,15 @@ def _left(text: ET.Element, box: float, font: float) -> float:
     if text.get("text-anchor") == "end":
         return float(text.get("x").rstrip("%")) / 100 * box - charts.label_width(text.text, font)
     return float(text.get("x").rstrip("%")) / 100 * box + float(text.get("dx") or 0)
+
+
+def test_a_percentage_keeps_its_particle_on_its_line_and_the_rest_is_escaped():
+    from django.template import Context, Template
+
+    rendered = Template("{% load feedback_charts %}{{ text|percent_words_whole|linebreaksbr }}").render(
+        Context({"text": "비율이 0%로, 목표 5%–12.5%보다 낮습니다.\n<b>굵게</b> 100 %"})
+    )
+    assert rendered == (
+        '비율이 <span class="nowrap">0%로</span>, 목표 <span class="nowrap">5%</span>–'
+        '<span class="nowrap">12.5%보다</span> 낮습니다.<br>&lt;b&gt;굵게&lt;/b&gt; 100 %'
+    )
