@@ -87,9 +87,11 @@ def repository_turns(sources: list[Path], *, except_sessions: set[str]) -> list[
 # 64 English risk questions), SGK_* and SGL_* in Korean by two more writers (veiled disclosures in pieces and
 # late, older adults' euphemisms, young people's chat-style self-harm words, and as many hard negatives), SGM_*
 # (older adults and middle-aged men: practical hints and proverbs) and SGO_* (articulate, intellectualising adults;
-# each session another counselling approach, every technique many times) by two more — trained on, but the
-# cross-validated figures are reported over the other sessions, so they compare with earlier models'.
-EXTRA_SESSIONS = ("SGS_", "SGC_", "SGD_", "SGN_", "SGK_", "SGL_", "SGM_", "SGO_")
+# each session another counselling approach, every technique many times) by two more, SGP_* (adults in caring and
+# uniformed work who under-report) and SGQ_* (teenagers in chat style, elders in regional speech) by two more —
+# trained on, but the cross-validated figures are reported over the other sessions, so they compare with earlier
+# models'.
+EXTRA_SESSIONS = ("SGS_", "SGC_", "SGD_", "SGN_", "SGK_", "SGL_", "SGM_", "SGO_", "SGP_", "SGQ_")
 
 
 def evaluated_sessions(turns: list[LabelledTurn]) -> list[LabelledTurn]:
