@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
+from supervision import drafts
 from supervision.admin import WrittenElsewhereMixin
 from supervision.roles import supervises
 from supervision.safety import selectors
@@ -67,6 +68,7 @@ class SafetyReviewAdmin(WrittenElsewhereMixin, admin.ModelAdmin):
             "views": [(key, title) for key, (_filters, title) in VIEWS.items()],
             "window": selectors.response_window(),
             "review_aid": selectors.risk_windows(request.user) if show == "pending" else [],
+            "review_draft": drafts.take(request, "review"),
             **(extra_context or {}),
         }
         return render(request, "admin/safety/queue.html", context)
@@ -86,9 +88,11 @@ class SafetyReviewAdmin(WrittenElsewhereMixin, admin.ModelAdmin):
         try:
             safety_event_review(event=event, note=request.POST.get("note", ""), reviewed_by=request.user)
         except (ReviewRejected, ReviewForbidden) as error:
+            drafts.keep(request, "review", event.pk, request.POST.get("note", ""))
             messages.error(
                 request, _("%(turn)s 검토를 저장하지 못했습니다: %(why)s") % {"turn": event.utterance_id, "why": error}
             )
         else:
+            drafts.discard(request, "review")
             messages.success(request, _("%(turn)s 안전 사건을 검토했습니다.") % {"turn": event.utterance_id})
         return HttpResponseRedirect(back)

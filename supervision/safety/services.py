@@ -17,6 +17,7 @@ from supervision.safety.models import SafetyReview, SuggestedRevision
 from supervision.safety.selectors import unanswered_events_with_first_reply
 from supervision.services import ServiceError
 from taxonomy.catalogue import CLIENT_STATES_BY_CODE, RISK_ASSESSMENT_TECHNIQUE
+from taxonomy.normalize import normalize_typed
 
 MAX_NOTE_CHARS = 2000
 
@@ -38,7 +39,7 @@ def note_problem(note: object) -> str | None:
     """What is wrong with a review note (Korean), or None. Shared by the admin form and the API."""
     if not isinstance(note, str):
         return "검토 메모(note)는 문자열이어야 합니다."
-    if len(note) > MAX_NOTE_CHARS:
+    if len(normalize_typed(note)) > MAX_NOTE_CHARS:  # a line break counts once, as the page's maxlength counts it
         return f"검토 메모(note)는 {MAX_NOTE_CHARS:,}자 이내로 적어 주세요."
     return rules.personal_identifier_problem(note)
 
@@ -52,7 +53,7 @@ def safety_event_review(*, event: TurnClientState, note: str, reviewed_by) -> Sa
         raise ReviewForbidden("안전 사건을 검토할 수 있는 사람은 이 수련생의 담당 슈퍼바이저뿐입니다.")
     if problem := note_problem(note):
         raise ReviewRejected("note", problem)
-    values = {"note": note.strip(), "reviewed_by": reviewed_by, "reviewed_at": timezone.now()}
+    values = {"note": normalize_typed(note), "reviewed_by": reviewed_by, "reviewed_at": timezone.now()}
     pair = {"turn_id": event.turn_id, "state_id": event.label_id}
     review = SafetyReview.objects.select_for_update().filter(**pair).first()
     try:

@@ -113,6 +113,17 @@ def test_it_refuses_a_note_with_a_phone_number_and_says_why(client, cast, sessio
     response = client.post(review_url(event), {"note": "보호자 010-1234-5678"}, follow=True)
     assert "검토를 저장하지 못했습니다" in response.content.decode()
     assert not SafetyReview.objects.exists()
+    box = response.content.decode().split(f'id="note-{event.pk}"', 1)[1].split(">", 1)[1].split("</textarea>", 1)[0]
+    assert box == "보호자 010-1234-5678"  # the note comes back to be mended, once
+    assert "010-1234-5678" not in client.get(QUEUE).content.decode()
+
+
+def test_a_note_counts_a_line_break_as_the_browser_does(client, cast, sessions):
+    event = event_of(cast.supervisor_a, "SQ01-K-001")
+    client.force_login(cast.supervisor_a)
+    # 20 lines of 99 characters: 1,999 in the box (maxlength 2000), 2,018 as posted with CR LF.
+    client.post(review_url(event), {"note": "\r\n".join(["가" * 99] * 20)})
+    assert SafetyReview.objects.get().note == "\n".join(["가" * 99] * 20)
 
 
 def test_the_transcript_marks_each_disclosure_and_its_answer(client, cast, sessions):
