@@ -19,9 +19,11 @@ from sklearn.model_selection import GroupKFold
 
 from .corpus import LabelledTurn, inputs
 from .features import FeatureSpec, TurnInput, Vectoriser, fit_vectoriser
-from .model import AXIS_OF_SPEAKER, CLIENT_STATES, TECHNIQUES, AxisModel, SafetyScorer
+from .model import AXIS_OF_SPEAKER, CLIENT_STATES, TECHNIQUES, AxisModel, SafetyScorer, decide
 
 GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+# The relative floors (``AxisModel.relative_floor``) the inner cross-validation chooses from; 0 = none.
+RELATIVE_FLOORS = (0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85)
 
 
 @dataclass
@@ -118,17 +120,26 @@ def _pick_thresholds(
     return thresholds
 
 
-def _decide(probabilities: np.ndarray, thresholds: np.ndarray, min_labels: int, has_words: np.ndarray) -> np.ndarray:
-    chosen = probabilities >= thresholds
-    if min_labels:
-        empty = has_words & ~chosen.any(axis=1)
-        chosen[np.flatnonzero(empty), probabilities[empty].argmax(axis=1)] = True
-    return chosen
-
-
 def _micro_f1(chosen: np.ndarray, y: np.ndarray) -> float:
     tp = float((chosen & y).sum())
     return _f1(tp, float((chosen & ~y).sum()), float((~chosen & y).sum()))
+
+
+def _decision_rule(
+    oof: np.ndarray, y: np.ndarray, thresholds: np.ndarray, has_words: np.ndarray, exempt: Sequence[int]
+) -> tuple[int, float]:
+    """``min_labels`` and ``relative_floor`` for ``decide``, by micro-F1 on the out-of-fold probabilities:
+    the fill when it helps, then the first floor with the best figure (ties keep the lower; 0 first)."""
+
+    def micro_f1(min_labels: int, floor: float) -> float:
+        chosen = decide(
+            oof, thresholds, has_words=has_words, min_labels=min_labels, relative_floor=floor, exempt=exempt
+        )
+        return round(_micro_f1(chosen, y), 6)
+
+    min_labels = int(micro_f1(1, 0.0) > micro_f1(0, 0.0))
+    floor = max(RELATIVE_FLOORS, key=lambda f: (micro_f1(min_labels, f), -f))
+    return min_labels, floor
 
 
 @dataclass
@@ -213,11 +224,10 @@ def fit(
                 oof[test] = AxisModel(labels, coef, intercept, np.zeros(len(labels))).probabilities(x[test])
         thresholds = _pick_thresholds(oof, y, labels, safety if axis == CLIENT_STATES else frozenset(), settings)
         words = has_words[rows]
-        min_labels = int(
-            _micro_f1(_decide(oof, thresholds, 1, words), y) > _micro_f1(_decide(oof, thresholds, 0, words), y)
-        )
+        exempt = [j for j, label in enumerate(labels) if label in safety] if axis == CLIENT_STATES else []
+        min_labels, floor = _decision_rule(oof, y, thresholds, words, exempt)
         coef, intercept = _fit_axis(x, y, settings.c)
-        axes[axis] = AxisModel(labels, coef, intercept, thresholds, min_labels)
+        axes[axis] = AxisModel(labels, coef, intercept, thresholds, min_labels, floor)
     scorer = None
     if CLIENT_STATES in axes and settings.safety_spec is not None:
         client = np.flatnonzero((speakers == "client") & rated)
@@ -262,6 +272,7 @@ def axes_meta(fitted: Fitted) -> dict:
             "intercepts": [round(float(v), 6) for v in model.intercept],
             "thresholds": [round(float(v), 6) for v in model.thresholds],
             "min_labels": model.min_labels,
+            "relative_floor": model.relative_floor,
         }
         for axis, model in fitted.axes.items()
     }

@@ -119,17 +119,23 @@ def test_the_fast_path_gives_the_reference_probabilities():
 
 
 def _reference_labels(axis, probabilities, has_words, safety_columns) -> list[str]:
-    """The labels at or above their thresholds; with ``min_labels``, a turn with words that reaches none
-    gets its most likely label that is not a safety state (their scorer is not calibrated with the rest)."""
+    """The labels at or above their thresholds, less those (safety states aside) under ``relative_floor`` ×
+    the likeliest other label; with ``min_labels``, a turn with words that reaches none gets its most likely
+    label that is not a safety state (their scorer is not calibrated with the rest)."""
     chosen = np.flatnonzero(probabilities >= axis.thresholds).tolist()
+    likeliest = max(float(p) for j, p in enumerate(probabilities) if j not in safety_columns)
+    chosen = [j for j in chosen if j in safety_columns or probabilities[j] >= axis.relative_floor * likeliest]
     if axis.min_labels and has_words and not chosen:
         ranked = [j for j in np.argsort(-probabilities, kind="stable").tolist() if j not in safety_columns]
         chosen = ranked[:1]
     return [axis.labels[j] for j in sorted(chosen)]
 
 
-def _near_a_threshold(axis, probabilities, allowed: float) -> bool:
-    return bool((np.abs(probabilities - axis.thresholds) <= allowed).any())
+def _near_a_threshold(axis, probabilities, allowed: float, safety_columns) -> bool:
+    """A probability this close to its threshold or to the relative floor may fall either side of it."""
+    floor = axis.relative_floor * max(float(p) for j, p in enumerate(probabilities) if j not in safety_columns)
+    near_floor = axis.relative_floor and (np.abs(probabilities - floor) <= 2 * allowed).any()
+    return bool((np.abs(probabilities - axis.thresholds) <= allowed).any() or near_floor)
 
 
 def test_every_suggestion_has_the_reference_labels_and_rounded_probabilities():
@@ -144,7 +150,7 @@ def test_every_suggestion_has_the_reference_labels_and_rounded_probabilities():
         for row, row_probabilities in zip(rows.tolist(), probabilities, strict=True):
             seen.add(row)
             allowed = tolerance(turns[row])
-            if _near_a_threshold(axis, row_probabilities, allowed):
+            if _near_a_threshold(axis, row_probabilities, allowed, safety):
                 undecided += 1  # either side of it is right
                 continue
             labels = _reference_labels(axis, row_probabilities, bool(turns[row].text.strip()), safety)
