@@ -1,10 +1,14 @@
 """Which labels a turn is suggested (``engine.model.decide``, one rule for the model and its training): the
 thresholds, the relative floor, the fill of an empty turn, and the safety states kept out of the last two."""
 
+import json
+import shutil
+
 import numpy as np
 
-from supervision.suggesting.engine.model import decide
+from supervision.suggesting.engine.model import _self_digest, decide, load_model, weights_path
 from supervision.suggesting.engine.training import RELATIVE_FLOORS, _decision_rule
+from supervision.suggesting.loading import DEFAULT_MODEL_PATH
 
 THRESHOLDS = np.array([0.3, 0.3, 0.3, 0.3], dtype=np.float32)
 WORDS = np.array([True, True, True])
@@ -57,3 +61,19 @@ def test_training_chooses_a_floor_when_the_runners_up_are_mostly_wrong():
     # when the runners-up are right as often as the likeliest, no floor
     both = y | (oof > 0.3)
     assert _decision_rule(oof, both, THRESHOLDS, np.ones(turns, dtype=bool), [])[1] == 0.0
+
+
+def test_the_model_file_carries_each_axis_floor_and_an_older_file_reads_as_none(tmp_path):
+    model = load_model(DEFAULT_MODEL_PATH)
+    meta = json.loads(DEFAULT_MODEL_PATH.read_text())
+    for name, axis in model.axes.items():
+        assert axis.relative_floor == meta["axes"][name]["relative_floor"]
+        assert axis.relative_floor in RELATIVE_FLOORS
+    # a file written before the floor (portal-suggester-15 and earlier), digests intact, loads without one
+    for axis in meta["axes"].values():
+        del axis["relative_floor"]
+    meta["digest"] = _self_digest(meta)
+    older = tmp_path / "suggester.json"
+    older.write_text(json.dumps(meta))
+    shutil.copy(weights_path(DEFAULT_MODEL_PATH), weights_path(older))
+    assert [axis.relative_floor for axis in load_model(older).axes.values()] == [0.0, 0.0]
