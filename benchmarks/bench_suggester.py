@@ -9,7 +9,7 @@
     SGD_* by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
     one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
-(b) benchmarks/trajectory/blind-1 … blind-9.jsonl (2–9: Korean; each by another writer new to the repository),
+(b) benchmarks/trajectory/blind-*.jsonl (blind-1 … -11; all but blind-1 Korean; each by another writer new to the repository),
     each suggested by a model trained on the shipped model's training set without that file: counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
     so those turns are not scored).
@@ -20,7 +20,7 @@
     suggested labels: windows/s net of start-up (a ten-window run subtracted), with the suggester and — its
     model path pointed nowhere — without it; with TRAJECTORY_AUDIT_PROCESSES as set (default: the cores) and
     in one process (bar: ≥ 2,000 windows/s).
-(f) The trajectory audit on blind-4 … blind-9 with every label stripped, read from the text alone and on the
+(f) The trajectory audit on blind-4 and every later blind file with every label stripped, read from the text alone and on the
     suggestions of a model trained without the file (the shipped one read its labelled turns), as
     ``audit_trajectories --input`` reads a file nobody labelled; then the windows that came with labels and those
     that came without, apart (aim on unlabelled windows: 0.84). In-sample for the audit's verdict layer, which
@@ -41,7 +41,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-BLIND_FILES = tuple(f"blind-{k}" for k in range(1, 10))
+# Every blind window file of benchmarks/trajectory/ (blind-1, blind-2, … in number order): each by a writer new
+# to the repository, trained on since it was measured once (the held-out ones are in benchmarks/held_out/).
+BLIND_FILES = tuple(
+    sorted(
+        (p.stem for p in (ROOT / "benchmarks" / "trajectory").glob("blind-*.jsonl")),
+        key=lambda stem: int(stem.split("-")[1]),
+    )
+)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
 
