@@ -79,6 +79,7 @@ class SafetyScorer:
     coef: np.ndarray  # vectoriser width × labels, float32
     intercept: np.ndarray
     c: float | None = None  # the regularisation the inner cross-validation chose (a record only)
+    nb_alpha: float = 0.0  # fitted on naive-Bayes-scaled columns (``training.nb_ratios``; a record only)
 
     def __post_init__(self) -> None:
         self.folded: FoldedCoef = self.vectoriser.fold(self.coef)
@@ -380,6 +381,8 @@ def load_model(path: Path) -> SuggesterModel:
                 ),
                 coef=arrays["safety_coef"].astype(np.float32),
                 intercept=np.asarray(part["intercepts"], dtype=np.float32),
+                c=part.get("c"),
+                nb_alpha=float(part.get("nb_alpha", 0.0)),
             )
             if safety.coef.shape != (safety.vectoriser.width, len(safety.labels)):
                 raise ValueError(f"safety: coefficient shape {safety.coef.shape}")
