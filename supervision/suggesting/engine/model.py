@@ -101,15 +101,15 @@ def decide(
     probabilities: np.ndarray,
     thresholds: np.ndarray,
     *,
-    has_words: np.ndarray,
+    has_words: np.ndarray | None = None,
     min_labels: int = 0,
     relative_floor: float = 0.0,
     exempt: Sequence[int] = (),
 ) -> np.ndarray:
     """The labels suggested for each row of ``probabilities`` (turns × the axis's labels), one rule for the
     model and its training (``AxisModel``'s fields): those at or above their thresholds, less those under
-    ``relative_floor`` × the row's likeliest label; then, with ``min_labels``, a turn with words that has none
-    gets its likeliest label.
+    ``relative_floor`` × the row's likeliest label; then, with ``min_labels``, a turn with words (``has_words``,
+    needed only then) that has none gets its likeliest label.
 
     The ``exempt`` columns (the safety states, whose scorer is tuned for recall and not calibrated against the
     other labels) are never dropped by the floor, never set it and never fill an empty turn.
@@ -263,7 +263,9 @@ class SuggesterModel:
     def _chosen(self, axis_name: str, group: Sequence[TurnInput], probabilities: np.ndarray) -> np.ndarray:
         """Which of the axis's labels each turn of ``group`` is suggested (``decide``)."""
         axis = self.axes[axis_name]
-        has_words = np.fromiter((bool(t.text.strip()) for t in group), dtype=bool, count=len(group))
+        has_words = None  # read only where the axis fills empty turns: the import's hot path skips it otherwise
+        if axis.min_labels:
+            has_words = np.fromiter((bool(t.text.strip()) for t in group), dtype=bool, count=len(group))
         return decide(
             probabilities,
             axis.thresholds,
