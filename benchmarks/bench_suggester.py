@@ -41,14 +41,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-# Every blind window file of benchmarks/trajectory/ (blind-1, blind-2, … in number order): each by a writer new
-# to the repository, trained on since it was measured once (the held-out ones are in benchmarks/held_out/).
-BLIND_FILES = tuple(
-    sorted(
-        (p.stem for p in (ROOT / "benchmarks" / "trajectory").glob("blind-*.jsonl")),
-        key=lambda stem: int(stem.split("-")[1]),
-    )
-)
+from benchmarks.common import blind_file_stems  # noqa: E402
+
+BLIND_FILES = blind_file_stems()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
 

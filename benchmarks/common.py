@@ -9,6 +9,14 @@ from pathlib import Path
 from typing import Any
 
 LABELS = ("productive", "neutral", "harmful")
+TRAJECTORY_WINDOWS = Path(__file__).resolve().parent / "trajectory"
+
+
+def blind_file_stems() -> tuple[str, ...]:
+    """Every blind window file of ``trajectory/`` (blind-1, blind-2, … in number order): each by a writer new
+    to the repository, trained on since it was measured once (the held-out ones are in ``held_out/``)."""
+    stems = (p.stem for p in TRAJECTORY_WINDOWS.glob("blind-*.jsonl"))
+    return tuple(sorted(stems, key=lambda stem: int(stem.split("-")[1])))
 
 
 def load_windows(path: str | Path) -> list[dict[str, Any]]:

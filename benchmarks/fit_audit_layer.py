@@ -39,9 +39,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
+from benchmarks.common import blind_file_stems  # noqa: E402
+
 WINDOWS = ROOT / "benchmarks" / "trajectory"
 DATA = ROOT / "supervision" / "trajectory" / "data"
-HAND_WRITTEN = (*(f"development-{k}" for k in range(1, 11)), *(f"blind-{k}" for k in range(1, 12)))
+HAND_WRITTEN = (*(f"development-{k}" for k in range(1, 11)), *blind_file_stems())
 # Chosen on the leave-one-file-out table (README): C 0.03–0.3 for the evidence model within 0.01; the text
 # model's C 3–100 equal; text weights 0.8 and 0.9 equal and above 0.5–0.7.
 EVIDENCE_C = 0.1
