@@ -9,7 +9,7 @@
     SGD_* by new writers; trained on, never scored, so the figures compare with earlier models'). ``--folds 0`` leaves
     one session out at a time.
     Per axis micro/macro-F1 (CONTRACT §7 definitions), safety recall and false alarms per 140 client turns.
-(b) benchmarks/trajectory/blind-*.jsonl (blind-1 … -11; all but blind-1 Korean; each by another writer new to the repository),
+(b) benchmarks/trajectory/blind-*.jsonl (blind-1, blind-2, …; all but blind-1 Korean; each by another writer new to the repository),
     each suggested by a model trained on the shipped model's training set without that file: counselor turns
     that carry a technique and client turns that carry a state (what the windows leave unlabelled is unknown,
     so those turns are not scored).
