@@ -76,7 +76,7 @@ def test_a_model_file_without_context_reads_as_before_and_one_with_it_keeps_it()
 
 
 def test_the_shipped_safety_scorer_reads_what_the_client_said_before():
-    """The same vague answer to the same question ("그게 요즘 더 자주 나요": what is?) is far more likely an
+    """The same vague answer to the same question ("그게 요즘 더 자주 나요": what is?) is clearly more likely an
     admission of suicidal thoughts when the client's words before were about wanting to die than when they
     were about the gym or late-night snacks."""
     model = current_model()
@@ -93,12 +93,9 @@ def test_the_shipped_safety_scorer_reads_what_the_client_said_before():
         read = session_inputs([(said, "탐색", ()), (question, "탐색", ()), (answer, "탐색", ())], model.turns_before)
         [(_axis, _rows, _turns, probabilities)] = list(model.probabilities(read[-1:], ["client"]))
         probability[topic] = float(probabilities[0, column])
-    # portal-suggester-7 … -10 (two turns of context) scored it more than twice as likely; -11 reads four turns
-    # and scores 0.50 against 0.25 and 0.25; -13 (more chat-style sessions, where such vague answers are common)
-    # 0.60 against 0.28 and 0.35 (the vague answer alone is above the recall-tuned cut either way); -15 (two more
-    # writers' chat-style and elderly sessions, where a bare "ㅇㅇ" or "자주요" often admits) 0.51 against 0.24
-    # and 0.36: less apart, still the context that decides between them; -17 (six more writers' windows) 0.62
-    # against 0.37 and 0.48, -18 (three more) 0.57 against 0.35 and 0.45. A scorer blind to the context would
-    # give the three the same probability.
-    assert probability["thoughts"] > 1.2 * max(probability["gym"], probability["snacks"]), probability
+    # A scorer blind to the context would give the three the same probability. portal-suggester-7 … -10 (two turns
+    # of context) scored it more than twice as likely; -11 (four turns) 0.50 against 0.25 and 0.25; since then each
+    # round of writers with chat-style and elderly clients, where a bare "자주요" often admits, has raised the vague
+    # answer alone (it is above the recall-tuned cut either way) and narrowed the ratio: -15 0.51 against 0.24 and
+    # 0.36, -17 0.62 against 0.37 and 0.48, -19 0.72 against 0.47 and 0.61. The margin is what the context adds.
     assert probability["thoughts"] - max(probability["gym"], probability["snacks"]) > 0.1, probability
