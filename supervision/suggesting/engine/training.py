@@ -63,8 +63,8 @@ class Settings:
     # disclosures in 1,616 labelled client turns; suggester_safety.py --by-writer), recall at 1.5 / 3 / 5 / 10
     # false alarms per 140 client turns: plain 0.562 / 0.651 / 0.740 / 0.802, scaled (alpha 1) 0.615 / 0.740 /
     # 0.771 / 0.828, at the tuned thresholds 156 found against 150. But on the six held-out files the model
-    # trained with it (a candidate on -16's data, not the shipped -17) found 237 of 293 disclosures against 245, at 63 false
-    # alarms against 60: the gain did not carry over to those writers, so it stays off (--set
+    # trained with it (a candidate on -16's data, not the shipped -17) found 237 of 293 disclosures against
+    # 245, at 63 false alarms against 60: the gain did not carry over to those writers, so it stays off (--set
     # safety_nb_alpha=1.0 for studies).
     safety_nb_alpha: float = 0.0
 
