@@ -11,7 +11,7 @@ import carry its suggestions within 25 % of its time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -189,21 +189,47 @@ def _ngram_buckets(
 
 
 def own_text_blocks(turns: Sequence[TurnInput], spec: FeatureSpec) -> list[Block]:
-    """The (row, bucket) blocks of the turns' own text and cues: the first part of ``turn_blocks``, and all
-    of it for the main vectoriser. Two specs with the same ``bits`` and ``text_ngrams`` give the same blocks
-    (the salt is fixed), which is what lets the safety scorer reuse the main vectoriser's."""
+    """The (row, bucket) blocks of the turns' own text and cues: the first part of ``turn_blocks``. Two specs
+    with the same ``bits`` and ``text_ngrams`` give the same blocks (the salt is fixed), which is what lets the
+    safety scorer reuse the main vectoriser's."""
     own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
     return list(_ngram_blocks(own, spec.text_ngrams, _SALT_TEXT, spec.bits))
 
 
-def turn_blocks(turns: Sequence[TurnInput], spec: FeatureSpec, *, own: list[Block] | None = None) -> Iterator[Block]:
-    """The (row, bucket) blocks of the turns' own text and cues, then of their text across words, then of
-    the previous turns' text, then of the context's. ``own``: the first part, already computed (``own_text_blocks`` of the same
-    turns with a spec sharing its text n-grams)."""
-    yield from own if own is not None else own_text_blocks(turns, spec)
-    if spec.cross_ngrams[1] > 0:
+def cross_word_blocks(
+    turns: Sequence[TurnInput], spec: FeatureSpec, *, known: Mapping[int, Block] | None = None
+) -> dict[int, Block]:
+    """The (row, bucket) block of each n of ``spec.cross_ngrams`` (n-grams that may span words) of the turns'
+    text, by n; none when the spec reads none. ``known``: blocks already computed for some n by a spec with the
+    same ``bits`` (the salt is fixed, so the buckets are the same), reused rather than hashed again: the main
+    vectoriser's 4–6-grams are the safety scorer's too."""
+    low, high = spec.cross_ngrams
+    if high <= 0:
+        return {}
+    known = known or {}
+    missing = [n for n in range(low, high + 1) if n not in known]
+    found: dict[int, Block] = {}
+    if missing:
+        first, last = min(missing), max(missing)
         texts = [t.text for t in turns]
-        yield from _ngram_blocks(texts, spec.cross_ngrams, _SALT_CROSS, spec.bits, across_words=True)
+        blocks = _ngram_blocks(texts, (first, last), _SALT_CROSS, spec.bits, across_words=True)
+        found = dict(zip(range(first, last + 1), blocks, strict=False))  # none past the longest text
+    return {n: block for n in range(low, high + 1) if (block := known.get(n) or found.get(n)) is not None}
+
+
+def turn_blocks(
+    turns: Sequence[TurnInput],
+    spec: FeatureSpec,
+    *,
+    own: list[Block] | None = None,
+    cross: Mapping[int, Block] | None = None,
+) -> Iterator[Block]:
+    """The (row, bucket) blocks of the turns' own text and cues, then of their text across words, then of
+    the previous turns' text, then of the context's. ``own``: the first part, already computed
+    (``own_text_blocks`` of the same turns with a spec sharing its text n-grams); ``cross``: blocks across words
+    already computed by n (``cross_word_blocks`` of a spec with the same bits)."""
+    yield from own if own is not None else own_text_blocks(turns, spec)
+    yield from cross_word_blocks(turns, spec, known=cross).values()
     if spec.previous_ngrams[1] > 0:
         previous = [t.previous for t in turns]
         yield from _ngram_blocks(previous, spec.previous_ngrams, _SALT_PREVIOUS, spec.bits)

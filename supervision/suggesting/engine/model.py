@@ -20,7 +20,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import Block, FeatureSpec, FoldedCoef, TurnInput, Vectoriser, meta_rows, own_text_blocks, turn_blocks
+from .features import (
+    Block,
+    FeatureSpec,
+    FoldedCoef,
+    TurnInput,
+    Vectoriser,
+    cross_word_blocks,
+    meta_rows,
+    own_text_blocks,
+    turn_blocks,
+)
 
 FORMAT = "portal-suggester/1"
 VERSION_PATTERN = re.compile(r"^portal-suggester-(\d+)$")
@@ -87,13 +97,19 @@ class SafetyScorer:
     def probabilities(self, turns: Sequence[TurnInput]) -> np.ndarray:
         return _sigmoid(np.asarray(self.vectoriser.transform(turns) @ self.coef) + self.intercept)
 
-    def probabilities_sharing(self, turns: Sequence[TurnInput], own: list[Block], meta: list[np.ndarray]) -> np.ndarray:
+    def probabilities_sharing(
+        self,
+        turns: Sequence[TurnInput],
+        own: list[Block],
+        meta: list[np.ndarray],
+        cross: Mapping[int, Block] | None = None,
+    ) -> np.ndarray:
         """``probabilities`` (within float32 rounding, ``Vectoriser.scores``) given the (row, bucket) blocks
         of the turns' own text that the main vectoriser computed (``own_text_blocks``; its spec shares this
-        one's text n-grams) and their ``meta_rows``: hashing the client turns' words a second time was a fifth
-        of the model's time."""
+        one's text n-grams and bits), its blocks across words by n (``cross_word_blocks``) and their
+        ``meta_rows``: hashing the client turns' words a second time was a fifth of the model's time."""
         vectoriser = self.vectoriser
-        rows, columns = vectoriser.slotted(list(turn_blocks(turns, vectoriser.spec, own=own)))
+        rows, columns = vectoriser.slotted(list(turn_blocks(turns, vectoriser.spec, own=own, cross=cross)))
         return _sigmoid(vectoriser.scores(rows, columns, turns, self.folded, meta) + self.intercept)
 
 
@@ -208,12 +224,14 @@ class SuggesterModel:
             group = [turns[r] for r in rows.tolist()]
             meta = meta_rows(group)
             own = own_text_blocks(group, vectoriser.spec)
+            cross = cross_word_blocks(group, vectoriser.spec)  # across words: none before portal-suggester-25
+            blocks = list(turn_blocks(group, vectoriser.spec, own=own, cross=cross))
             probabilities = _sigmoid(
-                vectoriser.scores(*vectoriser.slotted(own), group, self._folded[axis_name], meta) + axis.intercept
+                vectoriser.scores(*vectoriser.slotted(blocks), group, self._folded[axis_name], meta) + axis.intercept
             )
             if axis_name == CLIENT_STATES and self._safety_columns:
                 probabilities[:, self._safety_columns] = (
-                    self.safety.probabilities_sharing(group, own, meta)
+                    self.safety.probabilities_sharing(group, own, meta, cross)
                     if self._safety_shares_text
                     else self.safety.probabilities(group)
                 )

@@ -7,7 +7,7 @@ close to its threshold, and the same probabilities to the fourth decimal shown."
 
 import numpy as np
 
-from supervision.suggesting.engine.features import TurnInput, session_inputs
+from supervision.suggesting.engine.features import FeatureSpec, TurnInput, cross_word_blocks, session_inputs
 from supervision.suggesting.engine.model import AXIS_OF_SPEAKER, CLIENT_STATES, labels_for_audit
 from supervision.suggesting.loading import current_model
 from supervision.suggesting.tests.test_predict_labels_only import repository_turns
@@ -97,6 +97,18 @@ def test_the_shipped_safety_scorer_reads_the_turns_words_as_the_main_vectoriser_
     main, safety = model.vectoriser.spec, model.safety.vectoriser.spec
     assert (safety.bits, safety.text_ngrams) == (main.bits, main.text_ngrams)
     assert safety.previous_ngrams[1] > 0 and safety.cross_ngrams[1] > 0
+
+
+def test_blocks_across_words_reused_by_n_are_those_hashed_afresh():
+    turns = varied_turns()[0][:400]
+    fresh = cross_word_blocks(turns, FeatureSpec(cross_ngrams=(3, 6)))
+    reused = cross_word_blocks(
+        turns, FeatureSpec(cross_ngrams=(3, 6)), known=cross_word_blocks(turns, FeatureSpec(cross_ngrams=(4, 6)))
+    )
+    assert list(fresh) == list(reused) == [3, 4, 5, 6]
+    for n in fresh:
+        assert all(np.array_equal(a, b) for a, b in zip(fresh[n], reused[n], strict=True))
+    assert cross_word_blocks(turns, FeatureSpec()) == {}
 
 
 def test_the_fast_path_gives_the_reference_probabilities():
