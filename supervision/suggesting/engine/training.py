@@ -29,8 +29,15 @@ RELATIVE_FLOORS = (0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85)
 
 @dataclass
 class Settings:
-    spec: FeatureSpec = field(default_factory=FeatureSpec)
-    max_features: int = 60_000
+    # The turn's own character n-grams within words (1–4) and, since portal-suggester-25, across words (4–6:
+    # "어떤 느낌", "해 볼 수" — a technique is often a phrase, not a word), in 100,000 columns. Chosen
+    # on writers the model never read: trained on -24's set and scored on blind-39 … -47 (techniques micro-F1,
+    # pooled over 2,120 labelled counselor turns), within words only 0.602 (100,000 columns 0.604), across
+    # words 3–5 0.606, 4–6 0.609, 5–7 0.611, 4–6 in 100,000 columns 0.615 (150,000: 0.615). Then checked apart
+    # from that choice on blind-27 … -31 of the training set, each left out in turn and the rest trained on:
+    # 0.576 → 0.595 pooled, four of the five files up (docs/suggester-history.md).
+    spec: FeatureSpec = field(default_factory=lambda: FeatureSpec(cross_ngrams=(4, 6)))
+    max_features: int = 100_000
     c: float = 4.0
     inner_folds: int = 3
     safety_margin: float = 0.7  # threshold = margin × the lowest out-of-fold probability of a disclosure

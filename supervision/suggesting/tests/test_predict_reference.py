@@ -99,6 +99,13 @@ def test_the_shipped_safety_scorer_reads_the_turns_words_as_the_main_vectoriser_
     assert safety.previous_ngrams[1] > 0 and safety.cross_ngrams[1] > 0
 
 
+def test_the_shipped_main_vectoriser_reads_across_words_and_the_safety_scorer_reuses_those_blocks():
+    model = current_model()
+    main, safety = model.vectoriser.spec, model.safety.vectoriser.spec
+    assert main.cross_ngrams[1] > 0 and main.bits == safety.bits
+    assert safety.cross_ngrams[0] <= main.cross_ngrams[0] and main.cross_ngrams[1] <= safety.cross_ngrams[1]
+
+
 def test_blocks_across_words_reused_by_n_are_those_hashed_afresh():
     turns = varied_turns()[0][:400]
     fresh = cross_word_blocks(turns, FeatureSpec(cross_ngrams=(3, 6)))
