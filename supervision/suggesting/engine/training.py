@@ -34,8 +34,8 @@ class Settings:
     # on writers the model never read: trained on -24's set and scored on blind-39 … -47 (techniques micro-F1,
     # pooled over 2,120 labelled counselor turns), within words only 0.602 (100,000 columns 0.604), across
     # words 3–5 0.606, 4–6 0.609, 5–7 0.611, 4–6 in 100,000 columns 0.615 (150,000: 0.615). Then checked apart
-    # from that choice on blind-27 … -31 of the training set, each left out in turn and the rest trained on:
-    # 0.576 → 0.595 pooled, four of the five files up (docs/suggester-history.md).
+    # from that choice on blind-27 … -38 of the training set, each left out in turn and the rest trained on:
+    # 0.589 → 0.603 pooled, ten of the twelve files up (docs/suggester-history.md).
     spec: FeatureSpec = field(default_factory=lambda: FeatureSpec(cross_ngrams=(4, 6)))
     max_features: int = 100_000
     c: float = 4.0
