@@ -109,10 +109,10 @@ def test_the_shipped_main_vectoriser_reads_across_words_and_the_safety_scorer_re
 def test_blocks_across_words_reused_by_n_are_those_hashed_afresh():
     turns = varied_turns()[0][:400]
     fresh = cross_word_blocks(turns, FeatureSpec(cross_ngrams=(3, 6)))
-    reused = cross_word_blocks(
-        turns, FeatureSpec(cross_ngrams=(3, 6)), known=cross_word_blocks(turns, FeatureSpec(cross_ngrams=(4, 6)))
-    )
+    main = cross_word_blocks(turns, FeatureSpec(cross_ngrams=(4, 6)))
+    reused = cross_word_blocks(turns, FeatureSpec(cross_ngrams=(3, 6)), known=main)
     assert list(fresh) == list(reused) == [3, 4, 5, 6]
+    assert all(reused[n] is main[n] for n in (4, 5, 6))  # taken, not hashed again
     for n in fresh:
         assert all(np.array_equal(a, b) for a, b in zip(fresh[n], reused[n], strict=True))
     assert cross_word_blocks(turns, FeatureSpec()) == {}
