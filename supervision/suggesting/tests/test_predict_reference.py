@@ -13,16 +13,18 @@ from supervision.suggesting.loading import current_model
 from supervision.suggesting.tests.test_predict_labels_only import repository_turns
 
 # A probability of the fast path and of the reference differ by float32 rounding, which grows with the number
-# of n-grams a row sums: a few 1e-7 on ordinary turns (at most 2.4e-6 seen), 1.0e-5 on the 600-character one
-# below (portal-suggester-12). A mistake in the path (a column, a weight, a row off) moves them by orders of
-# magnitude more.
+# of n-gram occurrences a row sums, repeats included: a few 1e-7 on ordinary turns (at most 2.4e-6 seen), 7.2e-5
+# on the 600-character turn of one word repeated below, whose row sums 2,214 occurrences in the main vectoriser
+# (the median row 191) since it reads across words too (portal-suggester-26; the tolerance was by characters
+# until then). A mistake in the path (a column, a weight, a row off) moves them by orders of magnitude more.
 TOLERANCE = 1e-5
+ORDINARY_OCCURRENCES = 200
 
 
-def tolerance(turn: TurnInput) -> float:
-    """``TOLERANCE`` for a turn of up to 150 characters read (its text and the turns before it), more in
-    proportion beyond."""
-    return TOLERANCE * max(1.0, (len(turn.text) + len(turn.previous) + len(turn.context)) / 150)
+def tolerance(occurrences: int) -> float:
+    """``TOLERANCE`` for a row that sums up to ``ORDINARY_OCCURRENCES`` n-gram occurrences, more in proportion
+    beyond."""
+    return TOLERANCE * max(1.0, occurrences / ORDINARY_OCCURRENCES)
 
 
 RISK_QUESTION = "혹시 스스로를 해칠 생각도 해 봤어요?"
@@ -76,18 +78,23 @@ def varied_turns() -> tuple[list[TurnInput], list[str]]:
     return turns, speakers
 
 
-def reference(model, turns, speakers) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The model read as before it shared anything: one CSR matrix for the batch, the safety scorer's own."""
+def reference(model, turns, speakers) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The model read as before it shared anything: one CSR matrix for the batch, the safety scorer's own; with
+    each row's n-gram occurrences (the most of the matrices its probabilities come from, for ``tolerance``)."""
     matrix = model.vectoriser.transform(turns)
+    occurrences = np.diff(matrix.indptr)
     found = {}
     for speaker, axis_name in AXIS_OF_SPEAKER.items():
         rows = np.flatnonzero(np.asarray(speakers) == speaker)
         axis = model.axes[axis_name]
         probabilities = axis.probabilities(matrix[rows])
+        summed = occurrences[rows]
         if axis_name == CLIENT_STATES:
             columns = [axis.labels.index(label) for label in model.safety.labels]
-            probabilities[:, columns] = model.safety.probabilities([turns[r] for r in rows])
-        found[axis_name] = (rows, probabilities)
+            group = [turns[r] for r in rows]
+            probabilities[:, columns] = model.safety.probabilities(group)
+            summed = np.maximum(summed, np.diff(model.safety.vectoriser.transform(group).indptr))
+        found[axis_name] = (rows, probabilities, summed)
     return found
 
 
@@ -128,7 +135,7 @@ def test_the_fast_path_gives_the_reference_probabilities():
         rows, probabilities = found[axis]
         assert np.array_equal(rows, expected[axis][0])
         assert probabilities.dtype == expected[axis][1].dtype == np.float32
-        allowed = np.array([tolerance(turns[row]) for row in rows.tolist()], dtype=np.float32)[:, None]
+        allowed = np.array([tolerance(n) for n in expected[axis][2].tolist()], dtype=np.float32)[:, None]
         assert (np.abs(probabilities - expected[axis][1]) <= allowed).all(), axis
     # the safety columns are not trivially equal: some client turns are disclosures, most are not
     client = expected[CLIENT_STATES][1]
@@ -163,12 +170,12 @@ def test_every_suggestion_has_the_reference_labels_and_rounded_probabilities():
     predicted = model.predict(turns, speakers, runners_up=0)
     ranked = model.predict(turns, speakers)
     seen, filled, undecided = set(), 0, 0
-    for axis_name, (rows, probabilities) in reference(model, turns, speakers).items():
+    for axis_name, (rows, probabilities, occurrences) in reference(model, turns, speakers).items():
         axis = model.axes[axis_name]
         safety = {axis.labels.index(code) for code in model.safety.labels} if axis_name == CLIENT_STATES else set()
-        for row, row_probabilities in zip(rows.tolist(), probabilities, strict=True):
+        for row, row_probabilities, summed in zip(rows.tolist(), probabilities, occurrences.tolist(), strict=True):
             seen.add(row)
-            allowed = tolerance(turns[row])
+            allowed = tolerance(summed)
             if _near_a_threshold(axis, row_probabilities, allowed, safety):
                 undecided += 1  # either side of it is right
                 continue
