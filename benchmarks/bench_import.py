@@ -156,8 +156,9 @@ def fresh_tables(prefix: str) -> None:
 
 
 def suggestion_cost(path: Path, prefix: str, rounds: int = 1) -> tuple[list[float], list[float]]:
-    """The same fresh import without the suggester (its model file refused, as when it is missing) and then
-    with it once more, ``rounds`` times in turn (on a shared machine the load changes between imports):
+    """The same fresh import without the suggester (its model file refused, as when it is missing) and with
+    it, ``rounds`` times in turn (on a shared machine the load changes between imports), the one without first
+    in even rounds and second in odd ones, so that the load drifting within a round falls on both sides alike.
     (seconds without, seconds with), one per round."""
     from django.conf import settings
 
@@ -165,8 +166,9 @@ def suggestion_cost(path: Path, prefix: str, rounds: int = 1) -> tuple[list[floa
     from supervision.suggesting.loading import current_model, forget_loaded_models
 
     timings: tuple[list[float], list[float]] = ([], [])
-    for _ in range(rounds):
-        for model, found in (("/nonexistent/suggester.json", timings[0]), ("", timings[1])):
+    for round_ in range(rounds):
+        order = (("/nonexistent/suggester.json", timings[0]), ("", timings[1]))
+        for model, found in order if round_ % 2 == 0 else order[::-1]:
             fresh_tables(prefix)
             settings.SUGGESTER_MODEL_PATH = model
             forget_loaded_models()
