@@ -143,9 +143,8 @@ def raw_copy_seconds(turns: int, prefix: str) -> float:
 
 def fresh_tables(prefix: str) -> None:
     """The bench's sessions deleted and the tables vacuumed, so every import starts from the same tables: a
-    delete leaves its rows dead until a vacuum, and an import after several of them (500,000 dead turns after
-    five rounds of 20,000) writes into bloated tables and indexes, which the later import of a round (the one
-    with suggestions) met once more than the earlier."""
+    delete leaves its rows dead until a vacuum, and without one each import wrote into tables and indexes
+    bloated by every delete before it (560,000 dead turns after five rounds of 20,000)."""
     from django.db import connection
 
     from supervision.models import Session
