@@ -26,9 +26,8 @@ from .features import (
     FoldedCoef,
     TurnInput,
     Vectoriser,
-    cross_word_blocks,
     meta_rows,
-    own_text_blocks,
+    text_blocks,
     turn_blocks,
 )
 
@@ -181,6 +180,14 @@ class SuggesterModel:
             vectoriser.spec.bits,
             vectoriser.spec.text_ngrams,
         )
+        # The n-grams across words hashed per axis (none before portal-suggester-25): the main vectoriser's, and
+        # on client turns the safety scorer's too when it shares the bits, so it takes them as ``known``.
+        main_cross = vectoriser.spec.cross_ngrams
+        self._cross_ngrams = {name: main_cross for name in axes}
+        if self._safety_columns and safety.vectoriser.spec.bits == vectoriser.spec.bits:
+            ranges = [r for r in (main_cross, safety.vectoriser.spec.cross_ngrams) if r[1] > 0]
+            if ranges:
+                self._cross_ngrams[CLIENT_STATES] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
 
     @property
     def version(self) -> str:
@@ -223,8 +230,7 @@ class SuggesterModel:
             axis = self.axes[axis_name]
             group = [turns[r] for r in rows.tolist()]
             meta = meta_rows(group)
-            own = own_text_blocks(group, vectoriser.spec)
-            cross = cross_word_blocks(group, vectoriser.spec)  # across words: none before portal-suggester-25
+            own, cross = text_blocks(group, vectoriser.spec, self._cross_ngrams[axis_name])
             blocks = list(turn_blocks(group, vectoriser.spec, own=own, cross=cross))
             probabilities = _sigmoid(
                 vectoriser.scores(*vectoriser.slotted(blocks), group, self._folded[axis_name], meta) + axis.intercept

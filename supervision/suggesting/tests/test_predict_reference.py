@@ -7,7 +7,14 @@ close to its threshold, and the same probabilities to the fourth decimal shown."
 
 import numpy as np
 
-from supervision.suggesting.engine.features import FeatureSpec, TurnInput, cross_word_blocks, session_inputs
+from supervision.suggesting.engine.features import (
+    FeatureSpec,
+    TurnInput,
+    cross_word_blocks,
+    own_text_blocks,
+    session_inputs,
+    text_blocks,
+)
 from supervision.suggesting.engine.model import AXIS_OF_SPEAKER, CLIENT_STATES, labels_for_audit
 from supervision.suggesting.loading import current_model
 from supervision.suggesting.tests.test_predict_labels_only import repository_turns
@@ -123,6 +130,31 @@ def test_blocks_across_words_reused_by_n_are_those_hashed_afresh():
     for n in fresh:
         assert all(np.array_equal(a, b) for a, b in zip(fresh[n], reused[n], strict=True))
     assert cross_word_blocks(turns, FeatureSpec()) == {}
+
+
+def test_one_hash_chain_gives_the_blocks_of_the_turns_words_and_across_them_as_hashed_apart():
+    # cues after the text (the n-grams across words stop before them), a NUL, a cue without words, "İ" that
+    # lower-cases to two code points, a batch of one short turn (no block past the longest text)
+    odd = [
+        TurnInput("ΣΊΣΥΦΟΣ İİ abc", "", ["(İsigh)", "ΣΑΣ"]),
+        TurnInput("a\x00b c", "", ["x\x00y"]),
+        TurnInput("", "", ["", ""]),
+        TurnInput("x", "", []),
+    ]
+    turns = varied_turns()[0]
+    for batch in (turns, odd, odd + turns[:60], odd[2:3], odd[3:], []):
+        for across in ((4, 6), (3, 6), (1, 7), (0, 0)):
+            spec = FeatureSpec(cross_ngrams=across)
+            own, cross = text_blocks(batch, spec)
+            apart_own, apart_cross = own_text_blocks(batch, spec), cross_word_blocks(batch, spec)
+            assert len(own) == len(apart_own) and list(cross) == list(apart_cross)
+            pairs = list(zip(own, apart_own, strict=True)) + [(cross[n], apart_cross[n]) for n in cross]
+            for (rows, buckets), (apart_rows, apart_buckets) in pairs:
+                assert np.array_equal(rows, apart_rows) and np.array_equal(buckets, apart_buckets)
+    # a wider range than the spec's, for a second spec that takes them as known
+    own, cross = text_blocks(turns, FeatureSpec(cross_ngrams=(4, 6)), (3, 6))
+    assert list(cross) == [3, 4, 5, 6]
+    assert all(len(cross[n][1]) for n in cross)
 
 
 def test_the_fast_path_gives_the_reference_probabilities():
