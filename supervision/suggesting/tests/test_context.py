@@ -5,6 +5,7 @@ context together the same way (``features.turn_input``); the import's and the re
 ``test_import_suggestions`` and ``test_turn_rewritten``."""
 
 import json
+import math
 import random
 
 from supervision.suggesting.engine.corpus import inputs, read_golden_lines
@@ -93,9 +94,11 @@ def test_the_shipped_safety_scorer_reads_what_the_client_said_before():
         read = session_inputs([(said, "탐색", ()), (question, "탐색", ()), (answer, "탐색", ())], model.turns_before)
         [(_axis, _rows, _turns, probabilities)] = list(model.probabilities(read[-1:], ["client"]))
         probability[topic] = float(probabilities[0, column])
-    # A scorer blind to the context would give the three the same probability. portal-suggester-7 … -10 (two turns
-    # of context) scored it more than twice as likely; -11 (four turns) 0.50 against 0.25 and 0.25; since then each
-    # round of writers with chat-style and elderly clients, where a bare "자주요" often admits, has raised the vague
-    # answer alone (it is above the recall-tuned cut either way) and narrowed the ratio: -15 0.51 against 0.24 and
-    # 0.36, -17 0.62 against 0.37 and 0.48, -19 0.72 against 0.47 and 0.61. The margin is what the context adds.
-    assert probability["thoughts"] - max(probability["gym"], probability["snacks"]) > 0.1, probability
+    # A scorer blind to the context would give the three the same probability. What the context adds is a sum in
+    # the scorer's log-odds (its columns are added there), so that is where it is measured: the base rate of the
+    # vague answer alone moves with every round of writers, the context's share much less. portal-suggester-7 …
+    # -10 (two turns of context) scored it more than twice as likely; -11 (four turns) 0.50 against 0.25 and 0.25
+    # (1.10 in log-odds); -15 0.51 against 0.24 and 0.36 (0.62), -17 0.62 against 0.37 and 0.48 (0.57), -19 0.72
+    # against 0.47 and 0.61 (0.50), -26 0.35 against 0.17 and 0.23 (0.58), -27 0.20 against 0.11 and 0.11 (0.75).
+    odds = {topic: math.log(p / (1 - p)) for topic, p in probability.items()}
+    assert odds["thoughts"] - max(odds["gym"], odds["snacks"]) > 0.4, probability
