@@ -218,8 +218,12 @@ def own_text_blocks(turns: Sequence[TurnInput], spec: FeatureSpec) -> list[Block
     """The (row, bucket) blocks of the turns' own text and cues: the first part of ``turn_blocks``. Two specs
     with the same ``bits`` and ``text_ngrams`` give the same blocks (the salt is fixed), which is what lets the
     safety scorer reuse the main vectoriser's."""
-    own = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
-    return list(_ngram_blocks(own, spec.text_ngrams, _SALT_TEXT, spec.bits))
+    return list(_ngram_blocks(_own_texts(turns), spec.text_ngrams, _SALT_TEXT, spec.bits))
+
+
+def _own_texts(turns: Sequence[TurnInput]) -> list[str]:
+    """What a turn's own n-grams are read from: its text, then its nonverbal cues."""
+    return [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
 
 
 def cross_word_blocks(
@@ -256,8 +260,7 @@ def text_blocks(
     cross_low, cross_high = cross_ngrams or spec.cross_ngrams
     if not turns:
         return [], {}
-    own_texts = [" ".join((t.text, *t.nonverbal)) if t.nonverbal else t.text for t in turns]
-    chain = _HashChain(_points(own_texts), spec.bits)
+    chain = _HashChain(_points(_own_texts(turns)), spec.bits)
     within_text, text_size = _within_text(chain, turns) if cross_high > 0 else (None, len(chain.points))
     own, cross = [], {}
     for n, hashes in chain.by_n(max(high, cross_high)):
