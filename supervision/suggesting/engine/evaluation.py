@@ -4,7 +4,9 @@ answers are scored with the agreement feature's definitions (CONTRACT §7)."""
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
@@ -33,24 +35,68 @@ def held_out_suggestions(
     safety: frozenset[str],
     settings: Settings | None = None,
     progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
 ) -> list[list[str]]:
     """Per turn of ``evaluated``, the labels suggested by a model that never saw its session's fold.
-    ``extra`` turns are always trained on (never scored); ``folds`` are sets of session names."""
+    ``extra`` turns are always trained on (never scored); ``folds`` are sets of session names. With ``jobs``
+    above 1 the folds are fitted in that many worker processes at once; each fold's answer is the same."""
     predicted: list[list[str]] = [[] for _ in evaluated]
-    for number, fold in enumerate(folds, start=1):
-        train = [t for t in evaluated if t.session not in fold] + [t for t in extra if t.session not in fold]
-        test = [i for i, t in enumerate(evaluated) if t.session in fold]
-        if not test:
-            continue
-        model = as_model(fit(train, label_codes=label_codes, safety=safety, settings=settings))
-        turns = [evaluated[i] for i in test]
-        for i, suggestion in zip(
-            test, model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns]), strict=True
-        ):
-            predicted[i] = suggestion.labels
-        if progress:
-            progress(number, len(folds))
+    task = _FoldTask(evaluated, extra, folds, label_codes, safety, settings)
+    if jobs <= 1 or len(folds) <= 1:
+        done = (task(number) for number in range(len(folds)))
+        _collect(done, predicted, len(folds), progress)
+        return predicted
+    # spawned workers (the engine needs no Django, and a fork would copy the caller's connections and threads),
+    # each sent the turns once; only the answers travel back
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(folds)),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_receive,
+        initargs=(task,),
+    ) as pool:
+        futures = [pool.submit(_run_fold, number) for number in range(len(folds))]
+        _collect((future.result() for future in as_completed(futures)), predicted, len(folds), progress)
     return predicted
+
+
+class _FoldTask:
+    """One fold: fit without its sessions, suggest its turns. Returns the fold's (turn index, labels)."""
+
+    def __init__(self, evaluated, extra, folds, label_codes, safety, settings):
+        self.evaluated, self.extra, self.folds = evaluated, extra, folds
+        self.label_codes, self.safety, self.settings = label_codes, safety, settings
+
+    def __call__(self, number: int) -> list[tuple[int, list[str]]]:
+        fold = self.folds[number]
+        test = [i for i, t in enumerate(self.evaluated) if t.session in fold]
+        if not test:
+            return []
+        train = [t for t in self.evaluated if t.session not in fold] + [t for t in self.extra if t.session not in fold]
+        model = as_model(fit(train, label_codes=self.label_codes, safety=self.safety, settings=self.settings))
+        turns = [self.evaluated[i] for i in test]
+        suggestions = model.suggest(inputs(turns, model.turns_before), [t.speaker for t in turns])
+        return [(i, suggestion.labels) for i, suggestion in zip(test, suggestions, strict=True)]
+
+
+_TASK: _FoldTask | None = None  # in a worker process: the task it was sent when it started
+
+
+def _receive(task: _FoldTask) -> None:
+    global _TASK
+    _TASK = task
+
+
+def _run_fold(number: int) -> list[tuple[int, list[str]]]:
+    assert _TASK is not None
+    return _TASK(number)
+
+
+def _collect(done, predicted: list[list[str]], total: int, progress: Callable[[int, int], None] | None) -> None:
+    for count, answers in enumerate(done, start=1):
+        for i, labels in answers:
+            predicted[i] = labels
+        if progress:
+            progress(count, total)
 
 
 def figures(turns: Sequence[LabelledTurn], predicted: Sequence[list[str]], *, rater: str) -> dict:

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 DEMO = Path(django_settings.BASE_DIR) / "supervision" / "demo"
 
 
-def _train(data: Path, output: Path) -> dict:
+def _train(data: Path, output: Path, *options: str) -> dict:
     out = io.StringIO()
     call_command(
         "train_suggester",
@@ -33,17 +33,22 @@ def _train(data: Path, output: Path) -> dict:
         str(output),
         "--folds",
         "3",
+        *options,
         stdout=out,
         stderr=io.StringIO(),
     )
     return json.loads(out.getvalue().splitlines()[-1])
 
 
-def test_retraining_writes_the_next_version_and_both_runs_stay_listed(cast, tmp_path, settings, client):
-    data = tmp_path / "data"
-    data.mkdir()
+def _demo_data(folder: Path) -> Path:
+    folder.mkdir()
     for name in ("DEMO_01.jsonl", "DEMO_02.jsonl", "DEMO_03.jsonl", "DEMO_05.jsonl"):
-        shutil.copy(DEMO / name, data / name)
+        shutil.copy(DEMO / name, folder / name)
+    return folder
+
+
+def test_retraining_writes_the_next_version_and_both_runs_stay_listed(cast, tmp_path, settings, client):
+    data = _demo_data(tmp_path / "data")
     output = tmp_path / "model" / "suggester.json"
     settings.SUGGESTER_MODEL_PATH = str(output)
     shipped = load_model(DEFAULT_MODEL_PATH).number
@@ -89,3 +94,15 @@ def test_suggest_labels_session_names_an_unknown_session(cast):
     with pytest.raises(SystemExit):
         call_command("suggest_labels", "--session", "NOPE", stderr=err)
     assert "row 0, column session:" in err.getvalue()
+
+
+def test_folds_fitted_in_worker_processes_give_the_same_evaluation(tmp_path, settings):
+    data = _demo_data(tmp_path / "data")
+    settings.SUGGESTER_MODEL_PATH = str(tmp_path / "unused" / "suggester.json")
+
+    one_at_a_time = _train(data, tmp_path / "one" / "suggester.json")
+    in_workers = _train(data, tmp_path / "two" / "suggester.json", "--jobs", "2")
+
+    assert in_workers["folds"] == 3 and in_workers["sessions"] == 4
+    assert in_workers["axes"]["techniques"]["turns"] > 0
+    assert in_workers == one_at_a_time

@@ -43,8 +43,11 @@ class Command(BaseCommand):
             help=f"training-set folder or file, repeatable (default {REPOSITORY_TRAINING_SET} and the audit's windows)",
         )
         parser.add_argument("--folds", type=int, default=12, help="at most this many evaluation folds")
+        parser.add_argument(
+            "--jobs", type=int, default=1, help="evaluation folds fitted at once, in worker processes (default 1)"
+        )
 
-    def handle(self, *args, output=None, data=None, folds=12, **options):
+    def handle(self, *args, output=None, data=None, folds=12, jobs=1, **options):
         output = Path(output) if output else model_path()
         portal = portal_turns()
         folders = [Path(d) for d in data] if data else default_sources()
@@ -69,6 +72,7 @@ class Command(BaseCommand):
             safety=safety,
             settings=settings,
             progress=lambda n, total: self.stderr.write(f"fold {n}/{total}"),
+            jobs=jobs,
         )
         summary = figures(evaluated, predicted, rater=version)
         summary.update(
