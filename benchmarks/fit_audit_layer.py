@@ -1,7 +1,7 @@
 """Fit the trajectory audit's verdict layer (supervision/trajectory/data/layer.json and layer_text.npz) and print
 how it carries over to a writer it never read:
 
-    make fit-audit-layer          # python benchmarks/fit_audit_layer.py [--write]
+    make fit-audit-layer          # python benchmarks/fit_audit_layer.py [--write] [--jobs N]
 
 The layer has two parts, each a multinomial logistic regression (scikit-learn): the evidence model over the
 engine's evidence and the window's labels (``supervision.trajectory.engine.layer``; standardised, L2, C 0.1)
@@ -29,8 +29,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import multiprocessing
 import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +82,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="write data/layer.json and data/layer_text.npz")
+    parser.add_argument("--jobs", type=int, default=1, help="leave-one-file-out folds fitted at once (processes)")
     args = parser.parse_args()
 
     model = current_model()
@@ -164,13 +167,28 @@ def main() -> None:
         macro, _ = f1_scores(gold, said)
         return f"{macro:.3f} ({sum(g == s for g, s in zip(gold, said, strict=True))}/{len(gold)})"
 
+    def left_out(fold: tuple[str, str]) -> dict[str, list[str]]:
+        name, way = fold
+        return verdicts([r for r in rows if r["file"] != name], [r for r in rows if r["file"] == name], way)
+
+    ways = (("suggested", "windows with no labels read on suggestions"), ("text", "read from text alone"))
+    folds = [(name, way) for way, _ in ways for name in HAND_WRITTEN]
+    if args.jobs > 1:
+        # forked workers inherit the rows read above (a benchmark script: nothing else shares the process)
+        global _LEFT_OUT
+        _LEFT_OUT = left_out
+        with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            said_by_fold = dict(zip(folds, pool.map(_run_left_out, folds), strict=True))
+    else:
+        said_by_fold = {fold: left_out(fold) for fold in folds}
+
     print("Leave-one-file-out (macro-F1, windows right): the layer | its evidence model | its text model | the engine")
-    for way, title in (("suggested", "windows with no labels read on suggestions"), ("text", "read from text alone")):
+    for way, title in ways:
         print(f"  {title}:")
         pooled: list[tuple[dict, dict[str, str]]] = []
         for name in HAND_WRITTEN:
             held = [r for r in rows if r["file"] == name]
-            said = verdicts([r for r in rows if r["file"] != name], held, way)
+            said = said_by_fold[(name, way)]
             gold = [r["gold"] for r in held]
             print(f"    {name:<15} " + " | ".join(figure(gold, said[who]) for who in said))
             pooled += [(r, {who: said[who][k] for who in said}) for k, r in enumerate(held)]
@@ -242,6 +260,11 @@ def main() -> None:
 
 
 SPEAKERS = ("client", "counselor")
+_LEFT_OUT = None  # main's leave-one-file-out fold, for the forked workers
+
+
+def _run_left_out(fold: tuple[str, str]) -> dict[str, list[str]]:
+    return _LEFT_OUT(fold)
 
 
 def _rounded(values) -> list[float]:
