@@ -34,7 +34,7 @@ def test_the_supervisors_words_for_the_verdict_and_the_terms_it_drops():
     from supervision.trajectory.tests.test_engine import STEALTH
 
     text = supervisor_explanation(audit_window(STEALTH).explanation, verdict=False)
-    assert text.startswith("판정 확률: 생산적 0.01 · 중립적 0.01 · 해로운 0.98; 규칙 엔진 합계 -2.53.")
+    assert text.startswith("판정 확률: 생산적 0.01 · 중립적 0.00 · 해로운 0.99; 규칙 엔진 합계 -2.53.")
     for term in ("verdict layer", "engine_score", "momentum", "penalty_wall", "GED", " ."):
         assert term not in text
     assert supervisor_explanation("표현이 감지되었습니다 (overt_harm).") == "표현이 감지되었습니다."

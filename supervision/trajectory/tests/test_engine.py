@@ -307,7 +307,7 @@ STEALTH = [
 ]
 
 GOLDEN = (
-    "궤적 판정: 해로운(harmful), 점수 -0.97. 판정층(verdict layer) 확률: 생산적 0.01 · 중립적 0.01 · 해로운 0.98; "
+    "궤적 판정: 해로운(harmful), 점수 -0.99. 판정층(verdict layer) 확률: 생산적 0.01 · 중립적 0.00 · 해로운 0.99; "
     "규칙 엔진 합계(engine_score) -2.53. 내담자 상태 3개: 정서가(valence) -0.72 → -0.89, 위험(risk) 0.00 → 0.92, "
     "고위험 왜곡 질량(high_risk_mass) 0.55 → 0.53. 가장 가까운 템플릿: risk_escalation (GED 0.56). "
     "주된 인지 왜곡: 점쟁이 오류(fortune_telling). 구간 앞부분보다 뒷부분에서 정서(valence)가 나빠지거나 위험이 "
